@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * bootpack.c --- the bootpack command: global options and verb dispatch
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bp_et.h"
+#include "cli.h"
+#include "log.h"
+
+static void usage(void)
+{
+	const struct bp_verb *v;
+
+	printf("Usage:\n"
+	       " bootpack [options] <command> [<args>]\n"
+	       "\n"
+	       "Record what a boot reads, lay it out contiguously on an unmounted ext3/ext4\n"
+	       "filesystem, and stream it back early in the next boot.\n"
+	       "\n"
+	       "Commands:\n");
+	for (v = bp_verbs; v->name; v++)
+		printf(" %-10s %s\n", v->name, v->summary);
+	printf(" %-10s %s\n", "help", "show the help of a command");
+	printf("\n"
+	       "Options:\n"
+	       " -v, --verbose      say more (repeat for debugging output)\n"
+	       " -q, --quiet        print errors only\n"
+	       " -h, --help         display this help\n"
+	       " -V, --version      display version\n"
+	       "\n"
+	       "Run 'bootpack help <command>' for the options of a command.\n"
+	       "For more details see bootpack(8).\n");
+	exit(BP_EX_OK);
+}
+
+int bp_errtryhelp(const char *verb)
+{
+	if (verb)
+		fprintf(stderr, "Try 'bootpack %s --help' for more information.\n", verb);
+	else
+		fprintf(stderr, "Try 'bootpack --help' for more information.\n");
+	return BP_EX_USAGE;
+}
+
+int bp_exit_code(errcode_t code)
+{
+	switch (code) {
+	case 0:
+		return BP_EX_OK;
+	case BP_ET_NOT_EXT:
+	case BP_ET_NO_FS:
+	case BP_ET_AMBIVALENT:
+	case BP_ET_MOUNTED:
+	case BP_ET_BUSY:
+	case BP_ET_NOT_CLEAN:
+	case BP_ET_UNSUPPORTED:
+	case BP_ET_TRACE_MISMATCH:
+		return BP_EX_REFUSED;
+	case BP_ET_NOT_BUILT:
+		return BP_EX_NOTBUILT;
+	case BP_ET_CANCELED:
+		return BP_EX_CANCELED;
+	default:
+		return BP_EX_FAILURE;
+	}
+}
+
+int bp_fail(const struct bp_err *err)
+{
+	bp_log_error("%s", bp_err_str(err));
+	return bp_exit_code(err->code);
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	const struct bp_verb *v;
+	char *args[] = { NULL, (char *)"--help", NULL };
+
+	if (argc < 2)
+		usage();
+	v = bp_verb_find(argv[1]);
+	if (!v) {
+		bp_log_error("unknown command '%s'", argv[1]);
+		return bp_errtryhelp(NULL);
+	}
+	args[0] = (char *)v->name;
+	return v->fn(2, args);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct bp_verb *v;
+	int level = BP_LOG_WARN;
+	int c;
+
+	bp_log_init("bootpack");
+	add_error_table(&et_bp_error_table);
+
+	while ((c = getopt_long(argc, argv, "+vqhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'v':
+			level++;
+			break;
+		case 'q':
+			level = BP_LOG_ERR;
+			break;
+		case 'h':
+			usage();
+			break;
+		case 'V':
+			printf("bootpack %s\n", PACKAGE_VERSION);
+			return BP_EX_OK;
+		default:
+			return bp_errtryhelp(NULL);
+		}
+	}
+	bp_log_set_level(level);
+
+	if (optind >= argc) {
+		bp_log_error("no command given");
+		return bp_errtryhelp(NULL);
+	}
+	if (strcmp(argv[optind], "help") == 0)
+		return cmd_help(argc - optind, argv + optind);
+
+	v = bp_verb_find(argv[optind]);
+	if (!v) {
+		bp_log_error("unknown command '%s'", argv[optind]);
+		return bp_errtryhelp(NULL);
+	}
+	/* Each verb parses its own options; optind = 0 resets glibc's getopt. */
+	argc -= optind;
+	argv += optind;
+	optind = 0;
+	return v->fn(argc, argv);
+}

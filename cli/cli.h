@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cli.h --- what the verbs of the bootpack command share
+ */
+#ifndef BP_CLI_H
+#define BP_CLI_H
+
+#include <stdio.h>
+
+#include "bperr.h"
+#include "c.h"
+#include "exitcodes.h"
+
+struct bp_verb {
+	const char *name;
+	int (*fn)(int argc, char **argv);	/* argv[0] is the verb name */
+	const char *summary;
+};
+
+/* The verb table, NULL-terminated. */
+extern const struct bp_verb bp_verbs[];
+const struct bp_verb *bp_verb_find(const char *name);
+
+/* "Try 'bootpack VERB --help' for more information." and BP_EX_USAGE. */
+int bp_errtryhelp(const char *verb);
+
+/* Prints "bootpack: <msg>" for err and returns the exit code it maps to. */
+int bp_fail(const struct bp_err *err);
+
+/* The exit code for an engine's error: refusals → 4, others → 1. */
+int bp_exit_code(errcode_t code);
+
+/* Long options shared by every verb, above CHAR_MAX. */
+enum {
+	OPT_COMMON_BASE = 0x100,
+};
+
+int cmd_trace(int argc, char **argv);
+int cmd_relayout(int argc, char **argv);
+int cmd_pack(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+
+
+
+/*
+ * For verbs not built yet: --help prints usage_text and exits 0; anything
+ * else says the verb is not built and returns BP_EX_NOTBUILT. Never pretends.
+ */
+int bp_not_built(int argc, char **argv, const char *usage_text);
+#endif /* BP_CLI_H */

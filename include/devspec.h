@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * devspec.h --- turning "/dev/sda1", an image file, "UUID=…" or "LABEL=…"
+ * into a path, and probing what filesystem it holds (libblkid)
+ */
+#ifndef BP_DEVSPEC_H
+#define BP_DEVSPEC_H
+
+#include "bperr.h"
+
+struct bp_dev {
+	char *spec;	/* as given */
+	char *path;	/* canonical path of the device or image file */
+	char *type;	/* "ext4", "vfat", … or NULL if nothing was found */
+	char *uuid;
+	char *label;
+	int is_blockdev;
+};
+
+/*
+ * Resolve spec and probe it. Returns 0, or: ENOENT (no such file, or no
+ * filesystem has that UUID/LABEL), BP_ET_NO_FS (nothing recognised),
+ * BP_ET_AMBIVALENT (several signatures), or an errno. err says which.
+ */
+errcode_t bp_dev_resolve(const char *spec, struct bp_dev *dev, struct bp_err *err);
+
+/*
+ * Require an ext2/ext3/ext4 filesystem; otherwise BP_ET_NOT_EXT with a
+ * message naming the type found.
+ */
+errcode_t bp_dev_require_ext(const struct bp_dev *dev, struct bp_err *err);
+
+void bp_dev_free(struct bp_dev *dev);
+
+#endif /* BP_DEVSPEC_H */

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * jsonwrt.c --- a small streaming JSON writer
+ */
+#include <math.h>
+#include <inttypes.h>
+
+#include "jsonwrt.h"
+
+void bp_json_init(struct bp_json *j, FILE *out, int pretty)
+{
+	j->out = out;
+	j->depth = 0;
+	j->pretty = pretty;
+	j->nonempty[0] = 0;
+}
+
+static void indent(struct bp_json *j)
+{
+	int i;
+
+	if (!j->pretty)
+		return;
+	fputc('\n', j->out);
+	for (i = 0; i < j->depth; i++)
+		fputs("  ", j->out);
+}
+
+static void put_string(FILE *out, const char *s)
+{
+	const unsigned char *p;
+
+	fputc('"', out);
+	for (p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"':
+			fputs("\\\"", out);
+			break;
+		case '\\':
+			fputs("\\\\", out);
+			break;
+		case '\n':
+			fputs("\\n", out);
+			break;
+		case '\t':
+			fputs("\\t", out);
+			break;
+		case '\r':
+			fputs("\\r", out);
+			break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				fprintf(out, "\\u%04x", *p);
+			else
+				fputc(*p, out);
+		}
+	}
+	fputc('"', out);
+}
+
+/* Separator, indentation and "name": before a member. */
+static void member(struct bp_json *j, const char *name)
+{
+	if (j->depth > 0) {
+		if (j->nonempty[j->depth])
+			fputc(',', j->out);
+		j->nonempty[j->depth] = 1;
+		indent(j);
+	}
+	if (name) {
+		put_string(j->out, name);
+		fputs(j->pretty ? ": " : ":", j->out);
+	}
+}
+
+static void open_container(struct bp_json *j, const char *name, char c)
+{
+	member(j, name);
+	fputc(c, j->out);
+	if (j->depth < BP_JSON_MAX_DEPTH - 1)
+		j->depth++;
+	j->nonempty[j->depth] = 0;
+}
+
+static void close_container(struct bp_json *j, char c)
+{
+	int had = j->nonempty[j->depth];
+
+	if (j->depth > 0)
+		j->depth--;
+	if (had)
+		indent(j);
+	fputc(c, j->out);
+}
+
+void bp_json_open_object(struct bp_json *j, const char *name)
+{
+	open_container(j, name, '{');
+}
+
+void bp_json_close_object(struct bp_json *j)
+{
+	close_container(j, '}');
+}
+
+void bp_json_open_array(struct bp_json *j, const char *name)
+{
+	open_container(j, name, '[');
+}
+
+void bp_json_close_array(struct bp_json *j)
+{
+	close_container(j, ']');
+}
+
+void bp_json_finish(struct bp_json *j)
+{
+	fputc('\n', j->out);
+	fflush(j->out);
+}
+
+void bp_json_string(struct bp_json *j, const char *name, const char *value)
+{
+	member(j, name);
+	if (value)
+		put_string(j->out, value);
+	else
+		fputs("null", j->out);
+}
+
+void bp_json_u64(struct bp_json *j, const char *name, uint64_t value)
+{
+	member(j, name);
+	fprintf(j->out, "%" PRIu64, value);
+}
+
+void bp_json_i64(struct bp_json *j, const char *name, int64_t value)
+{
+	member(j, name);
+	fprintf(j->out, "%" PRId64, value);
+}
+
+void bp_json_double(struct bp_json *j, const char *name, double value)
+{
+	member(j, name);
+	if (isfinite(value))
+		fprintf(j->out, "%.6g", value);
+	else
+		fputs("null", j->out);
+}
+
+void bp_json_bool(struct bp_json *j, const char *name, int value)
+{
+	member(j, name);
+	fputs(value ? "true" : "false", j->out);
+}
+
+void bp_json_null(struct bp_json *j, const char *name)
+{
+	member(j, name);
+	fputs("null", j->out);
+}

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test-jsonwrt.c --- the JSON writer produces exactly the expected text
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonwrt.h"
+#include "unit.h"
+
+static char *render(int pretty)
+{
+	struct bp_json j;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	bp_json_init(&j, f, pretty);
+	bp_json_open_object(&j, NULL);
+	bp_json_string(&j, "path", "/a \"b\"\\\n\x01");
+	bp_json_u64(&j, "big", 18446744073709551615ULL);
+	bp_json_i64(&j, "neg", -5);
+	bp_json_double(&j, "ratio", 0.5);
+	bp_json_bool(&j, "ok", 1);
+	bp_json_null(&j, "none");
+	bp_json_open_array(&j, "empty");
+	bp_json_close_array(&j);
+	bp_json_open_array(&j, "ranges");
+	bp_json_open_object(&j, NULL);
+	bp_json_u64(&j, "offset", 0);
+	bp_json_close_object(&j);
+	bp_json_u64(&j, NULL, 7);
+	bp_json_close_array(&j);
+	bp_json_close_object(&j);
+	bp_json_finish(&j);
+	fclose(f);
+	return buf;
+}
+
+int main(void)
+{
+	char *compact = render(0);
+	char *pretty = render(1);
+
+	CHECK(strcmp(compact, "{\"path\":\"/a \\\"b\\\"\\\\\\n\\u0001\",\"big\":18446744073709551615,"
+			      "\"neg\":-5,\"ratio\":0.5,\"ok\":true,\"none\":null,\"empty\":[],"
+			      "\"ranges\":[{\"offset\":0},7]}\n") == 0);
+	CHECK(strstr(pretty, "{\n  \"path\": ") == pretty);
+	CHECK(strstr(pretty, "\n  \"ranges\": [\n    {\n      \"offset\": 0\n    },\n    7\n  ]\n}\n"));
+	free(compact);
+	free(pretty);
+	return unit_exit();
+}
