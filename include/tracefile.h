@@ -110,4 +110,35 @@ errcode_t bp_trace_save(const struct bp_trace *t, const char *path, struct bp_er
 errcode_t bp_trace_ranges_by_time(const struct bp_trace *t, struct bp_trace_ref **ret,
 				  size_t *count);
 
+/*
+ * Building a trace (trace/build.c), for the writers: add records, then
+ * normalise (sort, merge overlapping/adjacent ranges, order files).
+ */
+struct bp_trace_file *bp_trace_add_file(struct bp_trace *t, uint32_t ino, uint32_t generation,
+					uint64_t size, int64_t mtime, const char *path);
+errcode_t bp_trace_file_add_range(struct bp_trace_file *f, uint64_t offset, uint64_t length,
+				  uint64_t first_ns, uint64_t phys);
+errcode_t bp_trace_add_meta(struct bp_trace *t, uint64_t offset, uint64_t length,
+			    uint64_t first_ns);
+/* Set a header string (device, kernel, source); copies value. */
+errcode_t bp_trace_set_str(char **field, const char *value);
+/*
+ * Sort ranges by offset and merge those that overlap or touch (and, for
+ * file ranges, are physically contiguous); order files by first access,
+ * then inode; sort and merge metadata ranges; drop files with no range.
+ */
+errcode_t bp_trace_normalize(struct bp_trace *t);
+/* Number of M, F and R records bp_trace_save() writes. */
+uint64_t bp_trace_records(const struct bp_trace *t);
+
+/*
+ * Merge src into dst (trace/merge.c): same UUID required
+ * (BP_ET_TRACE_MISMATCH). A file whose generation, size or mtime differs
+ * is taken from the trace created last. dst is normalised afterwards.
+ */
+errcode_t bp_trace_merge(struct bp_trace *dst, const struct bp_trace *src, struct bp_err *err);
+
+/* Escape a path for the file format into buf (at least 3 * strlen + 1). */
+void bp_trace_escape(const char *in, char *buf);
+
 #endif /* BP_TRACEFILE_H */

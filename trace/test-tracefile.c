@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test-tracefile.c --- trace format: round trip, normalising, merging, corrupt input
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bp_et.h"
+#include "tracefile.h"
+#include "../tests/unit/unit.h"
+
+static char dir[] = "/tmp/bp-test-tracefile.XXXXXX";
+
+static const char *write_file(const char *name, const char *text)
+{
+	static char path[256];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fp = fopen(path, "w");
+	if (!fp)
+		return NULL;
+	fputs(text, fp);
+	fclose(fp);
+	return path;
+}
+
+static struct bp_trace *sample(const char *uuid, int64_t created)
+{
+	struct bp_trace *t = bp_trace_new();
+	struct bp_trace_file *f;
+
+	memcpy(t->hdr.uuid, uuid, 37);
+	t->hdr.block_size = 4096;
+	t->hdr.created = created;
+	t->hdr.dev_major = 7;
+	bp_trace_set_str(&t->hdr.device, "/dev/loop0");
+	bp_trace_set_str(&t->hdr.kernel, "6.18.0 test");
+	bp_trace_set_str(&t->hdr.source, "command");
+	f = bp_trace_add_file(t, 12, 3, 10000, 1700000000, "/bin/a b%c");
+	bp_trace_file_add_range(f, 4096, 4096, 50, 8192 + 4096);
+	bp_trace_file_add_range(f, 0, 4096, 70, 8192);		/* touches: merged */
+	bp_trace_file_add_range(f, 8192, 4096, 90, BP_PHYS_NONE);	/* hole: separate */
+	f = bp_trace_add_file(t, 13, 1, 4096, -5, "/etc/x");
+	bp_trace_file_add_range(f, 0, 4096, 10, 65536);
+	f = bp_trace_add_file(t, 14, 1, 4096, 0, "/empty");
+	bp_trace_add_meta(t, 1024, 1024, 5);
+	bp_trace_add_meta(t, 0, 1024, 7);
+	bp_trace_add_meta(t, 8192, 4096, 1);
+	bp_trace_normalize(t);
+	return t;
+}
+
+static errcode_t load_text(const char *text, struct bp_err *err)
+{
+	struct bp_trace *t = NULL;
+	errcode_t rc;
+
+	rc = bp_trace_load(write_file("bad", text), &t, err);
+	bp_trace_free(t);
+	return rc;
+}
+
+#define HDR "bootpack-trace 1\nuuid 0123abcd-0000-4000-8000-00000000000a\nblock-size 4096\n"
+
+int main(void)
+{
+	struct bp_trace *t, *u, *m;
+	struct bp_trace_ref *refs;
+	struct bp_err err = { 0 };
+	char path[256];
+	size_t n;
+
+	add_error_table(&et_bp_error_table);
+	if (!mkdtemp(dir))
+		return 99;
+	snprintf(path, sizeof(path), "%s/t", dir);
+
+	t = sample("0123abcd-0000-4000-8000-00000000000a", 100);
+	CHECK(t->nfiles == 2);	/* /empty dropped */
+	CHECK(t->files[0].ino == 13 && t->files[1].ino == 12);
+	CHECK(t->files[1].nranges == 2 && t->files[1].ranges[0].length == 8192);
+	CHECK(t->files[1].ranges[0].first_ns == 50 && t->files[1].first_ns == 50);
+	CHECK(t->nmeta == 2 && t->meta[0].length == 2048 && t->meta[0].first_ns == 5);
+	CHECK(bp_trace_records(t) == 2 + 2 + 3);
+	CHECK(bp_trace_save(t, path, &err) == 0);
+	CHECK(bp_trace_load(path, &u, &err) == 0);
+	if (u) {
+		CHECK(u->nfiles == 2 && strcmp(u->files[1].path, "/bin/a b%c") == 0);
+		CHECK(u->files[0].mtime == -5);
+		CHECK(u->files[1].ranges[1].phys == BP_PHYS_NONE);
+		CHECK(strcmp(u->hdr.kernel, "6.18.0 test") == 0 && u->hdr.dev_major == 7);
+		CHECK(bp_trace_ranges_by_time(u, &refs, &n) == 0 && n == 3);
+		CHECK(refs[0].file->ino == 13 && refs[1].range->first_ns == 50 &&
+		      refs[2].range->first_ns == 90);
+		free(refs);
+	}
+
+	/* Merge: same inode with the same identity unions ranges, earliest time wins. */
+	m = sample("0123abcd-0000-4000-8000-00000000000a", 200);
+	m->files[0].ranges[0].first_ns = 1;	/* ino 13 */
+	m->files[0].ranges[0].offset = 4096;	/* adjacent to [0,4096) but phys differs */
+	CHECK(bp_trace_merge(u, m, &err) == 0);
+	CHECK(u->nfiles == 2 && u->files[0].ino == 13 && u->files[0].first_ns == 1);
+	CHECK(u->files[0].nranges == 2);
+	CHECK(strcmp(u->hdr.source, "merge") == 0 && u->hdr.created == 200);
+	bp_trace_free(m);
+	m = sample("0123abcd-0000-4000-8000-00000000000b", 300);
+	CHECK(bp_trace_merge(u, m, &err) == BP_ET_TRACE_MISMATCH);
+	bp_trace_free(m);
+	bp_trace_free(u);
+	bp_trace_free(t);
+
+	/* Corrupt input: error code, line number, reason. */
+	CHECK(load_text("hello\n", &err) == BP_ET_TRACE_CORRUPT && strstr(err.msg, ":1: not a"));
+	CHECK(load_text("bootpack-trace 2\n", &err) == BP_ET_TRACE_CORRUPT &&
+	      strstr(err.msg, "version"));
+	CHECK(load_text(HDR "F 12 0 1 1 /a\nR 0 4096 0 -\n", &err) == BP_ET_TRACE_CORRUPT &&
+	      strstr(err.msg, "truncated"));
+	CHECK(load_text(HDR "F 12 0 1 1 /a\nR 0 4096 0 x\nend 2\n", &err) ==
+		      BP_ET_TRACE_CORRUPT && strstr(err.msg, ":5: bad physical"));
+	CHECK(load_text(HDR "F 12 0 1 1 /a\nR 0 4096 0 0\nR 0 4096 0 0\nend 3\n", &err) ==
+		      BP_ET_TRACE_CORRUPT && strstr(err.msg, ":6: ranges"));
+	CHECK(load_text(HDR "R 0 4096 0 0\nend 1\n", &err) == BP_ET_TRACE_CORRUPT &&
+	      strstr(err.msg, ":4: R line before"));
+	CHECK(load_text(HDR "F 12 0 1 1 /a\nR 0 4096 0 0\nend 3\n", &err) ==
+		      BP_ET_TRACE_CORRUPT && strstr(err.msg, ":6: 'end' says 3"));
+	CHECK(load_text(HDR "colour blue\nend 0\n", &err) == BP_ET_TRACE_CORRUPT &&
+	      strstr(err.msg, ":4: unknown"));
+	CHECK(load_text(HDR "F 12 0 1 1 /a\nR 0 4096 0 0\nF 12 0 1 1 /b\nR 0 1 0 0\nend 4\n",
+			&err) == BP_ET_TRACE_CORRUPT && strstr(err.msg, "more than one F"));
+	CHECK(load_text(HDR "F 12 0 1 1 a\nR 0 4096 0 0\nend 2\n", &err) ==
+		      BP_ET_TRACE_CORRUPT && strstr(err.msg, ":4: path"));
+	CHECK(load_text(HDR "M 0 1  0\nend 1\n", &err) == BP_ET_TRACE_CORRUPT &&
+	      strstr(err.msg, ":4: fields"));
+	CHECK(load_text(HDR "end 0\nM 0 1 0\n", &err) == BP_ET_TRACE_CORRUPT &&
+	      strstr(err.msg, ":5: text after"));
+	CHECK(load_text(HDR "# comment\n\nM 0 1 0\nend 1\n", &err) == 0);
+	CHECK(load_text(HDR "end 0", &err) == BP_ET_TRACE_CORRUPT);
+
+	unlink(path);
+	unlink(write_file("bad", ""));
+	rmdir(dir);
+	return unit_exit();
+}
