@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * apply.c --- carry out a plan: B0, reserve, copy, B1, commit, B2, free
+ *
+ * One fill epoch (relayout-safety.md §4.3-4.8): the filesystem is marked in
+ * progress alone and durably; the region is reserved; data and indirect
+ * blocks are copied (sources read in physical order, multi-MiB requests) and
+ * new extent leaves written; B1 makes copies and allocation durable; each
+ * item is switched by one inode write; B2 makes the switches durable; only
+ * then are the old blocks freed in memory, reaching the disk at close.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ext2fs/ext2fs.h>
+
+#include "bp_et.h"
+#include "rl-int.h"
+
+#define RL_CHUNK_BYTES (8u << 20)
+
+struct rl_copy {
+	blk64_t src, dst, len;
+};
+
+static int copy_cmp(const void *a, const void *b)
+{
+	const struct rl_copy *x = a, *y = b;
+
+	return x->src < y->src ? -1 : x->src > y->src;
+}
+
+static errcode_t build_copies(const struct rl_stream *s, struct rl_copy **ret, size_t *count,
+			      uint64_t *total)
+{
+	struct rl_copy *v;
+	size_t i, n = 0, k;
+
+	v = malloc((s->nsegs ? s->nsegs : 1) * sizeof(*v));
+	if (!v)
+		return ENOMEM;
+	*total = 0;
+	for (i = 0; i < s->nsegs; i++) {
+		const struct rl_seg *g = &s->segs[i];
+
+		if (g->kind == RL_SEG_TREE || s->items[g->item].skipped || g->src == g->dst)
+			continue;
+		v[n++] = (struct rl_copy){ .src = g->src, .dst = g->dst, .len = g->len };
+		*total += g->len;
+	}
+	qsort(v, n, sizeof(*v), copy_cmp);
+	/* Coalesce runs adjacent on both sides. */
+	for (i = 0, k = 0; i < n; i++) {
+		if (k && v[k - 1].src + v[k - 1].len == v[i].src &&
+		    v[k - 1].dst + v[k - 1].len == v[i].dst) {
+			v[k - 1].len += v[i].len;
+			continue;
+		}
+		v[k++] = v[i];
+	}
+	*ret = v;
+	*count = k;
+	return 0;
+}
+
+static errcode_t copy_blocks(ext2_filsys fs, const struct rl_stream *s,
+			     const struct bp_relayout_opts *o, struct bp_relayout_report *rep)
+{
+	struct rl_copy *v = NULL;
+	size_t n = 0, i;
+	uint64_t total = 0, done = 0;
+	blk64_t chunk = RL_CHUNK_BYTES / fs->blocksize;
+	char *buf = NULL;
+	errcode_t rc;
+
+	rc = build_copies(s, &v, &n, &total);
+	if (rc)
+		return rc;
+	rc = ext2fs_get_memalign(RL_CHUNK_BYTES, 4096, &buf);
+	if (rc)
+		goto out;
+	rl_progress(o, BP_RL_PASS_COPY, "Copying blocks", 0, total);
+	for (i = 0; i < n; i++) {
+		blk64_t off;
+
+		for (off = 0; off < v[i].len; off += chunk) {
+			int cnt = (int)MIN(chunk, v[i].len - off);
+
+			rc = io_channel_read_blk64(fs->io, v[i].src + off, cnt, buf);
+			if (rc)
+				goto out;
+			rc = io_channel_write_blk64(fs->io, v[i].dst + off, cnt, buf);
+			rep->writes++;
+			if (rc)
+				goto out;
+			done += (uint64_t)cnt;
+			rl_progress(o, BP_RL_PASS_COPY, "Copying blocks", done, total);
+		}
+	}
+out:
+	ext2fs_free_mem(&buf);
+	free(v);
+	return rc;
+}
+
+/* Old blocks of switched items: extent tree blocks, moved data and indirect blocks. */
+static void free_old(ext2_filsys fs, const struct rl_stream *s, const uint8_t *committed)
+{
+	size_t i, j;
+
+	for (i = 0; i < s->nsegs; i++) {
+		const struct rl_seg *g = &s->segs[i];
+
+		if (g->kind == RL_SEG_TREE || !committed[g->item] || g->src == g->dst)
+			continue;
+		ext2fs_block_alloc_stats_range(fs, g->src, (blk_t)g->len, -1);
+	}
+	for (i = 0; i < s->nitems; i++) {
+		const struct rl_item *it = &s->items[i];
+
+		if (!committed[i] || !it->extents)
+			continue;
+		for (j = 0; j < it->ntree; j++)
+			ext2fs_block_alloc_stats2(fs, it->tree[j], -1);
+	}
+}
+
+errcode_t rl_apply(ext2_filsys fs, struct rl_stream *s, const struct bp_relayout_opts *o,
+		   struct bp_relayout_report *rep, struct bp_err *err)
+{
+	uint8_t *committed;
+	size_t i, ncommit = 0, done = 0;
+	errcode_t rc;
+
+	committed = calloc(s->nitems ? s->nitems : 1, 1);
+	if (!committed)
+		return bp_err_set(err, ENOMEM, "out of memory");
+
+	/* B0: in progress, alone and durable. */
+	rep->writes_began = 1;
+	rc = rl_barrier_b0(fs, rep);
+	if (rc) {
+		bp_err_lib(err, rc, "while marking the filesystem as being changed");
+		goto out;
+	}
+
+	/* Reserve the region (persisted by B1). */
+	if (!ext2fs_test_block_bitmap_range2(fs->block_map, rep->region_start,
+					     (unsigned int)rep->region_len)) {
+		rc = bp_err_set(err, BP_ET_NO_SPACE, "region %llu+%llu is no longer free",
+				(unsigned long long)rep->region_start,
+				(unsigned long long)rep->region_len);
+		goto out;
+	}
+	ext2fs_block_alloc_stats_range(fs, rep->region_start, (blk_t)rep->region_len, +1);
+
+	rc = copy_blocks(fs, s, o, rep);
+	if (rc) {
+		bp_err_lib(err, rc, "while copying blocks into the region");
+		goto out;
+	}
+	for (i = 0; i < s->nitems && !rc; i++)
+		if (!s->items[i].skipped && s->items[i].extents)
+			rc = rl_extent_write_leaves(fs, s, &s->items[i], &rep->writes);
+	if (rc) {
+		bp_err_lib(err, rc, "while writing new extent leaves");
+		goto out;
+	}
+
+	/* B1: copies and the region's allocation durable, superblock untouched. */
+	rl_progress(o, BP_RL_PASS_FLUSH, "Flushing", 0, 1);
+	rc = rl_barrier_b1(fs, rep);
+	if (rc) {
+		bp_err_lib(err, rc, "while flushing the copies");
+		goto out;
+	}
+
+	/* Commit: one inode write per item. */
+	for (i = 0; i < s->nitems; i++)
+		ncommit += !s->items[i].skipped;
+	rl_progress(o, BP_RL_PASS_COMMIT, "Updating mappings", 0, ncommit);
+	for (i = 0; i < s->nitems; i++) {
+		const struct rl_item *it = &s->items[i];
+
+		if (it->skipped)
+			continue;
+		if (it->extents) {
+			rc = rl_extent_commit(fs, s, it, &rep->writes);
+		} else {
+			rc = rl_indirect_commit(fs, s, it);
+			rep->writes++;
+		}
+		if (rc) {
+			bp_err_lib(err, rc, "while switching inode %u to its new blocks", it->ino);
+			goto out;
+		}
+		committed[i] = 1;
+		rl_progress(o, BP_RL_PASS_COMMIT, "Updating mappings", ++done, ncommit);
+	}
+
+	/* B2, then the deferred frees (they reach the disk at close). */
+	rc = rl_barrier_b2(fs, rep);
+	if (rc) {
+		bp_err_lib(err, rc, "while flushing the new mappings");
+		goto out;
+	}
+	free_old(fs, s, committed);
+	rl_progress(o, BP_RL_PASS_FLUSH, "Flushing", 1, 1);
+out:
+	free(committed);
+	return rc;
+}

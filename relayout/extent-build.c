@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * extent-build.c --- copy-on-write extent trees, committed by one inode write
+ *
+ * The new mapping is built in memory (old leaves with the moved ranges
+ * remapped, coalesced), then written as a whole new tree: in i_block[] when
+ * it has at most 4 extents, else full leaves in new blocks (checksummed with
+ * ext2fs_extent_block_csum_set) under an index root in i_block[]. Live
+ * extent blocks are never written; the single inode write is the commit
+ * (relayout-safety.md §4.5.1-2). ext2fs_extent_set_bmap is never used.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ext2fs/ext2fs.h>
+#include <ext2fs/ext3_extents.h>
+
+#include "rl-int.h"
+
+#define RL_ROOT_MAX 4	/* (60 - 12) / 12 entries in i_block[] */
+
+static uint32_t per_block(ext2_filsys fs)
+{
+	return (fs->blocksize - sizeof(struct ext3_extent_header)) / sizeof(struct ext3_extent);
+}
+
+uint32_t rl_extent_leaves_needed(ext2_filsys fs, size_t n)
+{
+	if (n <= RL_ROOT_MAX)
+		return 0;
+	return (uint32_t)DIV_ROUND_UP(n, per_block(fs));
+}
+
+static int seg_cmp(const void *a, const void *b)
+{
+	const struct rl_seg *x = *(const struct rl_seg *const *)a;
+	const struct rl_seg *y = *(const struct rl_seg *const *)b;
+
+	return x->lblk < y->lblk ? -1 : x->lblk > y->lblk;
+}
+
+static errcode_t emit(struct rl_item *it, size_t *alloc, blk64_t lblk, blk64_t pblk,
+		      blk64_t len, int uninit)
+{
+	struct rl_run *last = it->nnew ? &it->nmap_new[it->nnew - 1] : NULL;
+	blk64_t max = uninit ? EXT_UNINIT_MAX_LEN : EXT_INIT_MAX_LEN;
+
+	if (last && last->uninit == uninit && last->lblk + last->len == lblk &&
+	    last->pblk + last->len == pblk && last->len + len <= max) {
+		last->len += (uint32_t)len;
+		return 0;
+	}
+	if (it->nnew + 1 > *alloc) {
+		size_t n = *alloc ? *alloc * 2 : 16;
+		struct rl_run *q = realloc(it->nmap_new, n * sizeof(*q));
+
+		if (!q)
+			return ENOMEM;
+		it->nmap_new = q;
+		*alloc = n;
+	}
+	it->nmap_new[it->nnew++] = (struct rl_run){
+		.lblk = lblk, .pblk = pblk, .len = (uint32_t)len, .uninit = (uint8_t)uninit,
+	};
+	return 0;
+}
+
+errcode_t rl_extent_new_map(ext2_filsys fs _unused_, struct rl_stream *s, struct rl_item *it)
+{
+	const struct rl_seg **v;
+	size_t alloc = 0, i, k = 0, n = it->nsegs;
+	errcode_t rc = 0;
+
+	it->nnew = 0;
+	v = malloc((n ? n : 1) * sizeof(*v));
+	if (!v)
+		return ENOMEM;
+	for (i = 0; i < n; i++)
+		v[i] = &s->segs[it->segs[i]];
+	qsort(v, n, sizeof(*v), seg_cmp);
+	for (i = 0; i < it->nmap && !rc; i++) {
+		const struct rl_run *r = &it->map[i];
+		blk64_t l = r->lblk, end = r->lblk + r->len;
+
+		while (l < end && !rc) {
+			while (k < n && v[k]->lblk + v[k]->len <= l)
+				k++;
+			if (k < n && v[k]->lblk <= l) {
+				/* Moved: segments never straddle a run boundary. */
+				blk64_t take = MIN(end, v[k]->lblk + v[k]->len) - l;
+
+				rc = emit(it, &alloc, l, v[k]->dst + (l - v[k]->lblk), take,
+					  r->uninit);
+				l += take;
+			} else {
+				blk64_t stop = (k < n && v[k]->lblk < end) ? v[k]->lblk : end;
+
+				rc = emit(it, &alloc, l, r->pblk + (l - r->lblk), stop - l,
+					  r->uninit);
+				l = stop;
+			}
+		}
+	}
+	free(v);
+	return rc;
+}
+
+static void put_extent(struct ext3_extent *x, const struct rl_run *r)
+{
+	x->ee_block = ext2fs_cpu_to_le32((uint32_t)r->lblk);
+	x->ee_len = ext2fs_cpu_to_le16((uint16_t)(r->len + (r->uninit ? EXT_INIT_MAX_LEN : 0)));
+	x->ee_start = ext2fs_cpu_to_le32((uint32_t)(r->pblk & 0xffffffffULL));
+	x->ee_start_hi = ext2fs_cpu_to_le16((uint16_t)(r->pblk >> 32));
+}
+
+static void put_header(struct ext3_extent_header *eh, uint32_t entries, uint32_t max,
+		       uint32_t depth)
+{
+	eh->eh_magic = ext2fs_cpu_to_le16(EXT3_EXT_MAGIC);
+	eh->eh_entries = ext2fs_cpu_to_le16((uint16_t)entries);
+	eh->eh_max = ext2fs_cpu_to_le16((uint16_t)max);
+	eh->eh_depth = ext2fs_cpu_to_le16((uint16_t)depth);
+	eh->eh_generation = 0;
+}
+
+errcode_t rl_extent_write_leaves(ext2_filsys fs, const struct rl_stream *s,
+				 const struct rl_item *it, uint64_t *writes)
+{
+	uint32_t epb = per_block(fs), l;
+	blk64_t dst;
+	char *buf;
+	errcode_t rc = 0;
+
+	if (!it->new_leaves)
+		return 0;
+	dst = s->segs[it->tree_seg].dst;
+	rc = ext2fs_get_memalign(fs->blocksize, fs->blocksize, &buf);
+	if (rc)
+		return rc;
+	for (l = 0; l < it->new_leaves && !rc; l++) {
+		struct ext3_extent_header *eh = (struct ext3_extent_header *)buf;
+		struct ext3_extent *x = (struct ext3_extent *)(eh + 1);
+		size_t first = (size_t)l * epb, cnt = MIN((size_t)epb, it->nnew - first), i;
+
+		memset(buf, 0, fs->blocksize);
+		put_header(eh, (uint32_t)cnt, epb, 0);
+		for (i = 0; i < cnt; i++)
+			put_extent(&x[i], &it->nmap_new[first + i]);
+		rc = ext2fs_extent_block_csum_set(fs, it->ino, eh);
+		if (!rc)
+			rc = io_channel_write_blk64(fs->io, dst + l, 1, buf);
+		(*writes)++;
+	}
+	ext2fs_free_mem(&buf);
+	return rc;
+}
+
+errcode_t rl_extent_commit(ext2_filsys fs, const struct rl_stream *s, const struct rl_item *it,
+			   uint64_t *writes)
+{
+	struct ext2_inode_large inode;
+	struct ext3_extent_header *eh;
+	uint32_t epb = per_block(fs), i;
+	blk64_t oldtree = it->ntree;
+	errcode_t rc;
+
+	rc = ext2fs_read_inode_full(fs, it->ino, (struct ext2_inode *)&inode, sizeof(inode));
+	if (rc)
+		return rc;
+	if (!(inode.i_flags & EXT4_EXTENTS_FL))
+		return EXT2_ET_INODE_NOT_EXTENT;
+	memset(inode.i_block, 0, sizeof(inode.i_block));
+	eh = (struct ext3_extent_header *)inode.i_block;
+	if (!it->new_leaves) {
+		struct ext3_extent *x = (struct ext3_extent *)(eh + 1);
+
+		put_header(eh, (uint32_t)it->nnew, RL_ROOT_MAX, 0);
+		for (i = 0; i < it->nnew; i++)
+			put_extent(&x[i], &it->nmap_new[i]);
+	} else {
+		struct ext3_extent_idx *x = (struct ext3_extent_idx *)(eh + 1);
+		blk64_t dst = s->segs[it->tree_seg].dst;
+
+		put_header(eh, it->new_leaves, RL_ROOT_MAX, 1);
+		for (i = 0; i < it->new_leaves; i++) {
+			blk64_t leaf = dst + i;
+
+			x[i].ei_block = ext2fs_cpu_to_le32((uint32_t)it->nmap_new[(size_t)i * epb].lblk);
+			x[i].ei_leaf = ext2fs_cpu_to_le32((uint32_t)(leaf & 0xffffffffULL));
+			x[i].ei_leaf_hi = ext2fs_cpu_to_le16((uint16_t)(leaf >> 32));
+			x[i].ei_unused = 0;
+		}
+	}
+	if (oldtree > it->new_leaves)
+		rc = ext2fs_iblk_sub_blocks(fs, (struct ext2_inode *)&inode,
+					    oldtree - it->new_leaves);
+	else if (oldtree < it->new_leaves)
+		rc = ext2fs_iblk_add_blocks(fs, (struct ext2_inode *)&inode,
+					    it->new_leaves - oldtree);
+	if (rc)
+		return rc;
+	rc = ext2fs_write_inode_full(fs, it->ino, (struct ext2_inode *)&inode, sizeof(inode));
+	(*writes)++;
+	return rc;
+}

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * relayout.c --- bp_relayout_run: preflight, plan, apply, check the result
+ *
+ * Preflight and planning run on a read-only handle, so a refusal or a dry
+ * run cannot change a byte. The real run reopens read-write (exclusively,
+ * through the undo manager if asked), plans again on that handle, applies,
+ * closes (the second and last superblock write) and re-measures the stream
+ * read-only.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ext2fs/ext2fs.h>
+
+#include "bp_et.h"
+#include "rl-int.h"
+
+static const char *const skip_names[BP_RL_SKIP_NR] = {
+	[BP_RL_SKIP_MISSING] = "missing",
+	[BP_RL_SKIP_CHANGED] = "changed",
+	[BP_RL_SKIP_NOT_REGULAR] = "not-regular",
+	[BP_RL_SKIP_NO_BLOCKS] = "no-blocks",
+	[BP_RL_SKIP_TOO_FRAGMENTED] = "too-fragmented",
+	[BP_RL_SKIP_ABOVE_32BIT] = "above-32bit",
+	[BP_RL_SKIP_IN_PLACE] = "in-place",
+};
+
+const char *bp_relayout_skip_name(enum bp_rl_skip s)
+{
+	return (unsigned int)s < BP_RL_SKIP_NR ? skip_names[s] : "?";
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static errcode_t check_trace(ext2_filsys fs, const struct bp_trace *t, const char *device,
+			     struct bp_err *err)
+{
+	const unsigned char *u = fs->super->s_uuid;
+	char uuid[37];
+
+	snprintf(uuid, sizeof(uuid),
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+		 u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
+		 u[14], u[15]);
+	if (t->hdr.uuid[0] && strcasecmp(t->hdr.uuid, uuid))
+		return bp_err_set(err, BP_ET_TRACE_MISMATCH,
+				  "%s: the trace was recorded on the filesystem with UUID %s, "
+				  "this one has UUID %s",
+				  device, t->hdr.uuid, uuid);
+	if (t->hdr.block_size && t->hdr.block_size != fs->blocksize)
+		return bp_err_set(err, BP_ET_TRACE_MISMATCH,
+				  "%s: the trace says block size %u, the filesystem has %u", device,
+				  t->hdr.block_size, fs->blocksize);
+	return 0;
+}
+
+/* Open, check, read the block bitmap, build the stream and plan it. */
+static errcode_t open_and_plan(const struct bp_relayout_opts *o, io_manager io, int rw,
+			       ext2_filsys *fsp, struct rl_stream *s,
+			       struct bp_relayout_report *rep, struct bp_err *err)
+{
+	ext2_filsys fs = NULL;
+	double t0 = now();
+	errcode_t rc;
+
+	rc = rl_open(o->device, io, rw, &fs, err);
+	if (rc)
+		return rc;
+	rc = rl_check_fs(fs, o->device, o->force, err);
+	if (!rc)
+		rc = check_trace(fs, o->trace, o->device, err);
+	if (rc)
+		goto fail;
+	rep->block_size = fs->blocksize;
+	rep->fs_blocks = ext2fs_blocks_count(fs->super);
+	rl_progress(o, BP_RL_PASS_PLAN, "Planning", 0, 3);
+	rc = ext2fs_read_block_bitmap(fs);
+	if (rc) {
+		bp_err_lib(err, rc, "%s: while reading the block bitmap", o->device);
+		goto fail;
+	}
+	rl_progress(o, BP_RL_PASS_PLAN, "Planning", 1, 3);
+	rc = rl_stream_build(fs, o->trace, o->whole_files, s, err);
+	if (rc)
+		goto fail;
+	rl_progress(o, BP_RL_PASS_PLAN, "Planning", 2, 3);
+	rc = rl_plan(s, o, rep, err);
+	if (rc)
+		goto fail;
+	rl_progress(o, BP_RL_PASS_PLAN, "Planning", 3, 3);
+	rep->plan_seconds = now() - t0;
+	*fsp = fs;
+	return 0;
+fail:
+	rl_stream_free(s);
+	ext2fs_free(fs);
+	return rc;
+}
+
+/* Re-read the result read-only: the stream as it now is on disk. */
+static errcode_t measure(const struct bp_relayout_opts *o, struct bp_relayout_report *rep,
+			 struct bp_err *err)
+{
+	struct bp_verify_report v;
+	errcode_t rc;
+
+	rc = bp_verify_run(o->device, o->trace, o->whole_files, &v, err);
+	if (rc)
+		return rc;
+	rep->discontig_after = v.discontiguities;
+	return 0;
+}
+
+errcode_t bp_relayout_run(const struct bp_relayout_opts *o, struct bp_relayout_report *rep,
+			  struct bp_err *err)
+{
+	struct rl_stream s;
+	ext2_filsys fs = NULL;
+	io_manager io = o->io ? o->io : unix_io_manager;
+	double t0;
+	errcode_t rc;
+
+	memset(rep, 0, sizeof(*rep));
+	memset(&s, 0, sizeof(s));
+	rc = rl_check_mount(o->device, err);
+	if (rc)
+		return rc;
+	rc = open_and_plan(o, io, 0, &fs, &s, rep, err);
+	if (rc)
+		return rc;
+	rl_stream_free(&s);
+	ext2fs_free(fs);
+	fs = NULL;
+	if (o->dry_run || rep->nothing_to_do)
+		return 0;
+
+	if (o->undo_file) {
+		rc = rl_undo_setup(o->undo_file, io, &io, err);
+		if (rc)
+			return rc;
+	}
+	memset(rep, 0, sizeof(*rep));
+	rc = open_and_plan(o, io, 1, &fs, &s, rep, err);
+	if (rc)
+		goto fail_unwritten;
+	if (rep->nothing_to_do) {
+		rl_stream_free(&s);
+		ext2fs_free(fs);
+		if (o->undo_file)
+			unlink(o->undo_file);
+		return 0;
+	}
+
+	t0 = now();
+	rc = rl_apply(fs, &s, o, rep, err);
+	rl_stream_free(&s);
+	if (rc) {
+		/* Leave ERROR_FS set: the next e2fsck does a full check (and preens leaks). */
+		ext2fs_free(fs);
+		return rc;
+	}
+	fs->super->s_state &= ~EXT2_ERROR_FS;
+	ext2fs_mark_super_dirty(fs);
+	rc = ext2fs_close_free(&fs);
+	rep->sb_writes++;
+	rep->barriers += 2;
+	rep->apply_seconds = now() - t0;
+	if (rc)
+		return bp_err_lib(err, rc, "%s: while writing the final bitmaps and superblock",
+				  o->device);
+	return measure(o, rep, err);
+
+fail_unwritten:
+	if (o->undo_file)
+		unlink(o->undo_file);
+	return rc;
+}

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * rl-int.h --- internal structures of the relayout engine (boot stream, plan)
+ *
+ * The boot stream is an ordered list of segments: the blocks a boot reads,
+ * in the order it reads them. A segment belongs to one item (a directory on
+ * a boot file's path, or a boot file) and is one of: data (logical blocks
+ * lblk..lblk+len-1, physically contiguous at src), an indirect block of a
+ * block-mapped item (src, len 1), or the tree slot of an extent item (its new
+ * leaves; physically the item's current index/leaf blocks before the move).
+ */
+#ifndef BP_RL_INT_H
+#define BP_RL_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ext2fs/ext2fs.h>
+
+#include "relayout.h"
+
+enum rl_seg_kind {
+	RL_SEG_DATA = 0,
+	RL_SEG_IND,
+	RL_SEG_TREE,
+};
+
+struct rl_seg {
+	uint32_t item;
+	uint8_t kind;
+	blk64_t lblk;		/* DATA: first logical block */
+	blk64_t src;		/* DATA/IND: current physical start */
+	blk64_t len;		/* blocks (TREE: planned new leaves) */
+	blk64_t dst;		/* planned physical start */
+};
+
+/* A run of a file's logical→physical mapping (an extent leaf entry). */
+struct rl_run {
+	blk64_t lblk, pblk;
+	uint32_t len;
+	uint8_t uninit;
+};
+
+struct rl_item {
+	ext2_ino_t ino;
+	uint8_t is_dir, extents, whole, skipped;
+	enum bp_rl_skip skip;
+	uint64_t size;
+	struct rl_run *map;	/* current leaf mapping, lblk order */
+	size_t nmap;
+	blk64_t *tree;		/* current extent index/leaf blocks, walk order */
+	size_t ntree;
+	struct rl_run *nmap_new;	/* planned mapping (extent items) */
+	size_t nnew;
+	uint32_t new_leaves;	/* planned leaf count (0 = depth 0) */
+	size_t tree_seg;	/* index of the TREE segment, or SIZE_MAX */
+	size_t *segs;		/* indices of its DATA/IND segments, stream order */
+	size_t nsegs, asegs;
+	blk64_t *cov;		/* covered logical intervals [cov[2i], cov[2i+1]) */
+	size_t ncov, acov;
+};
+
+struct rl_stream {
+	ext2_filsys fs;
+	struct rl_item *items;
+	size_t nitems, aitems;
+	struct rl_seg *segs;
+	size_t nsegs, asegs;
+	uint64_t files_traced, files, dirs;
+	uint64_t skipped[BP_RL_SKIP_NR];
+};
+
+/* preflight.c */
+errcode_t rl_check_mount(const char *device, struct bp_err *err);
+errcode_t rl_check_fs(ext2_filsys fs, const char *device, int force, struct bp_err *err);
+errcode_t rl_open(const char *device, io_manager io, int rw, ext2_filsys *ret,
+		  struct bp_err *err);
+
+/* bootset.c */
+errcode_t rl_stream_build(ext2_filsys fs, const struct bp_trace *t, int whole_files,
+			  struct rl_stream *s, struct bp_err *err);
+void rl_stream_free(struct rl_stream *s);
+/* Physical runs of the stream as it is now (before) or as planned (after). */
+typedef void (*rl_run_fn)(void *ctx, blk64_t start, blk64_t len);
+void rl_stream_walk(const struct rl_stream *s, int planned, rl_run_fn fn, void *ctx);
+/* Discontiguities (runs - 1) and total blocks of a walk. */
+uint64_t rl_stream_discontig(const struct rl_stream *s, int planned, uint64_t *blocks);
+errcode_t rl_item_add_seg(struct rl_stream *s, uint32_t item, size_t seg);
+
+/* plan.c */
+errcode_t rl_plan(struct rl_stream *s, const struct bp_relayout_opts *o,
+		  struct bp_relayout_report *rep, struct bp_err *err);
+
+/* extent-build.c */
+errcode_t rl_extent_new_map(ext2_filsys fs, struct rl_stream *s, struct rl_item *it);
+uint32_t rl_extent_leaves_needed(ext2_filsys fs, size_t nextents);
+errcode_t rl_extent_write_leaves(ext2_filsys fs, const struct rl_stream *s,
+				 const struct rl_item *it, uint64_t *writes);
+errcode_t rl_extent_commit(ext2_filsys fs, const struct rl_stream *s, const struct rl_item *it,
+			   uint64_t *writes);
+
+/* indirect.c */
+errcode_t rl_indirect_commit(ext2_filsys fs, const struct rl_stream *s, const struct rl_item *it);
+
+/* barrier.c */
+errcode_t rl_barrier_b0(ext2_filsys fs, struct bp_relayout_report *rep);
+errcode_t rl_barrier_b1(ext2_filsys fs, struct bp_relayout_report *rep);
+errcode_t rl_barrier_b2(ext2_filsys fs, struct bp_relayout_report *rep);
+
+/* apply.c */
+errcode_t rl_apply(ext2_filsys fs, struct rl_stream *s, const struct bp_relayout_opts *o,
+		   struct bp_relayout_report *rep, struct bp_err *err);
+
+/* undo.c */
+errcode_t rl_undo_setup(const char *undo_file, io_manager backing, io_manager *ret,
+			struct bp_err *err);
+
+static inline void rl_progress(const struct bp_relayout_opts *o, int pass, const char *label,
+			       uint64_t cur, uint64_t max)
+{
+	if (o && o->progress)
+		o->progress(o->progress_ctx, pass, label, cur, max);
+}
+
+#endif /* BP_RL_INT_H */
