@@ -1,17 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * cmd-relayout.c --- bootpack relayout: command line and policy
- *
- * The engine is not built yet; the command already resolves and probes the
- * device the way the real one will, so the preflight can be tested.
+ * cmd-relayout.c --- bootpack relayout: command line, policy and report
  */
+#include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "bp_et.h"
 #include "cli.h"
 #include "devspec.h"
+#include "jsonwrt.h"
 #include "log.h"
+#include "progress.h"
+#include "relayout.h"
+#include "strutils.h"
+#include "tracefile.h"
 
 static void usage(void)
 {
@@ -26,35 +32,226 @@ static void usage(void)
 	       "Options:\n"
 	       " -t, --trace <file>      the trace to lay out\n"
 	       " -n, --dry-run           open read-only and print the plan\n"
+	       " -J, --json              print the plan and result as JSON\n"
+	       " -p, --progress          show a progress bar\n"
+	       "     --progress-fd <n>   write progress lines \"pass cur max device\" to fd n\n"
 	       " -z, --undo <file>       write an e2undo file (default under " BP_STATEDIR ")\n"
 	       "     --no-undo           do not write an undo file\n"
+	       "     --whole-files       move whole files, not only the traced ranges\n"
+	       "     --region <start>[:<len>]\n"
+	       "                         put the boot set at this block (must be free)\n"
+	       " -f, --force             accept a filesystem mounted after its last check\n"
 	       " -h, --help              display this help\n"
 	       "\n"
 	       "For more details see bootpack-relayout(8).\n");
 }
 
+static int parse_region(const char *arg, uint64_t *start, uint64_t *len)
+{
+	char buf[64];
+	char *colon;
+
+	if (strlen(arg) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, arg);
+	colon = strchr(buf, ':');
+	*len = 0;
+	if (colon) {
+		*colon = 0;
+		if (bp_parse_u64(colon + 1, len) || !*len)
+			return -EINVAL;
+	}
+	if (bp_parse_u64(buf, start) || !*start)
+		return -EINVAL;
+	return 0;
+}
+
+static void print_text(FILE *f, const char *dev, const struct bp_relayout_report *r, int dry)
+{
+	char h[32];
+	int i, any = 0;
+
+	fprintf(f, "%s: %s\n", dev,
+		dry ? "plan (dry run, nothing written)" :
+		r->nothing_to_do ? "left as it is" : "relaid out");
+	if (r->nothing_to_do) {
+		fprintf(f, "  nothing to do: the boot stream has %llu discontiguities, a relayout "
+			   "would not reduce them\n",
+			(unsigned long long)r->discontig_before);
+	} else {
+		fprintf(f, "  region:           blocks %llu-%llu (%llu blocks)\n",
+			(unsigned long long)r->region_start,
+			(unsigned long long)(r->region_start + r->region_len - 1),
+			(unsigned long long)r->region_len);
+		fprintf(f, "  to move:          %s (%llu data blocks, %llu tree blocks)\n",
+			bp_size_human(r->bytes_to_move, h, sizeof(h)),
+			(unsigned long long)r->blocks_to_move, (unsigned long long)r->tree_blocks);
+		fprintf(f, "  evicted:          %llu blocks\n",
+			(unsigned long long)r->evicted_blocks);
+	}
+	fprintf(f, "  boot set:         %llu blocks; %llu files, %llu directories moved; "
+		   "%llu files traced\n",
+		(unsigned long long)r->bootset_blocks, (unsigned long long)r->files_moved,
+		(unsigned long long)r->dirs_moved, (unsigned long long)r->files_traced);
+	fprintf(f, "  discontiguities:  %llu -> %llu\n", (unsigned long long)r->discontig_before,
+		(unsigned long long)r->discontig_after);
+	fprintf(f, "  skipped files:   ");
+	for (i = 0; i < BP_RL_SKIP_NR; i++) {
+		if (!r->files_skipped[i])
+			continue;
+		fprintf(f, "%s %s %llu", any ? "," : "", bp_relayout_skip_name(i),
+			(unsigned long long)r->files_skipped[i]);
+		any = 1;
+	}
+	fprintf(f, "%s\n", any ? "" : " none");
+	if (!dry && !r->nothing_to_do)
+		fprintf(f, "  writes:           %llu, barriers %llu, superblock writes %llu; "
+			   "%.3f s planning, %.3f s moving\n",
+			(unsigned long long)r->writes, (unsigned long long)r->barriers,
+			(unsigned long long)r->sb_writes, r->plan_seconds, r->apply_seconds);
+}
+
+static void print_json(const char *dev, const char *undo, const struct bp_relayout_report *r,
+		       int dry)
+{
+	struct bp_json j;
+	int i;
+
+	bp_json_init(&j, stdout, 1);
+	bp_json_open_object(&j, NULL);
+	bp_json_string(&j, "device", dev);
+	bp_json_bool(&j, "dry_run", dry);
+	if (undo)
+		bp_json_string(&j, "undo_file", undo);
+	else
+		bp_json_null(&j, "undo_file");
+	bp_json_open_object(&j, "plan");
+	bp_json_bool(&j, "nothing_to_do", r->nothing_to_do);
+	bp_json_u64(&j, "block_size", r->block_size);
+	bp_json_u64(&j, "fs_blocks", r->fs_blocks);
+	bp_json_u64(&j, "region_start", r->region_start);
+	bp_json_u64(&j, "region_blocks", r->region_len);
+	bp_json_u64(&j, "bootset_blocks", r->bootset_blocks);
+	bp_json_u64(&j, "blocks_to_move", r->blocks_to_move);
+	bp_json_u64(&j, "tree_blocks", r->tree_blocks);
+	bp_json_u64(&j, "bytes_to_move", r->bytes_to_move);
+	bp_json_u64(&j, "evicted_blocks", r->evicted_blocks);
+	bp_json_u64(&j, "discontiguities_before", r->discontig_before);
+	bp_json_u64(&j, "discontiguities_after", r->discontig_after);
+	bp_json_u64(&j, "files_traced", r->files_traced);
+	bp_json_u64(&j, "files_moved", r->files_moved);
+	bp_json_u64(&j, "dirs_moved", r->dirs_moved);
+	bp_json_open_object(&j, "files_skipped");
+	for (i = 0; i < BP_RL_SKIP_NR; i++)
+		bp_json_u64(&j, bp_relayout_skip_name(i), r->files_skipped[i]);
+	bp_json_close_object(&j);
+	bp_json_double(&j, "plan_seconds", r->plan_seconds);
+	bp_json_close_object(&j);
+	if (dry || r->nothing_to_do) {
+		bp_json_null(&j, "result");
+	} else {
+		bp_json_open_object(&j, "result");
+		bp_json_u64(&j, "writes", r->writes);
+		bp_json_u64(&j, "barriers", r->barriers);
+		bp_json_u64(&j, "superblock_writes", r->sb_writes);
+		bp_json_u64(&j, "discontiguities", r->discontig_after);
+		bp_json_double(&j, "apply_seconds", r->apply_seconds);
+		bp_json_close_object(&j);
+	}
+	bp_json_finish(&j);
+}
+
+/* Default undo file: BP_STATEDIR/relayout-<basename of device>.e2undo */
+static int default_undo(const char *path, char *buf, size_t len)
+{
+	char tmp[4096];
+	int n;
+
+	if (strlen(path) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	strcpy(tmp, path);
+	n = snprintf(buf, len, "%s/relayout-%s.e2undo", BP_STATEDIR, basename(tmp));
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	if (mkdir(BP_STATEDIR, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
 int cmd_relayout(int argc, char **argv)
 {
-	enum { OPT_NO_UNDO = OPT_COMMON_BASE };
+	enum {
+		OPT_NO_UNDO = OPT_COMMON_BASE,
+		OPT_PROGRESS_FD,
+		OPT_WHOLE_FILES,
+		OPT_REGION,
+	};
 	static const struct option longopts[] = {
 		{ "trace", required_argument, NULL, 't' },
 		{ "dry-run", no_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "progress", no_argument, NULL, 'p' },
+		{ "progress-fd", required_argument, NULL, OPT_PROGRESS_FD },
 		{ "undo", required_argument, NULL, 'z' },
 		{ "no-undo", no_argument, NULL, OPT_NO_UNDO },
+		{ "whole-files", no_argument, NULL, OPT_WHOLE_FILES },
+		{ "region", required_argument, NULL, OPT_REGION },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct bp_relayout_opts o = { 0 };
+	struct bp_relayout_report rep;
+	struct bp_progress prog;
 	struct bp_err err = { 0 };
+	struct bp_trace *trace = NULL;
 	struct bp_dev dev;
+	const char *trace_path = NULL, *undo = NULL;
+	char undo_buf[4096];
+	int c, json = 0, bar = 0, pfd = -1, no_undo = 0, ret;
+	uint64_t v;
 	errcode_t rc;
-	int c;
 
-	while ((c = getopt_long(argc, argv, "t:nz:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:nJpz:fh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
+			trace_path = optarg;
+			break;
 		case 'n':
+			o.dry_run = 1;
+			break;
+		case 'J':
+			json = 1;
+			break;
+		case 'p':
+			bar = 1;
+			break;
+		case OPT_PROGRESS_FD:
+			if (bp_parse_u64(optarg, &v) || v > 1024) {
+				bp_log_error("relayout: invalid --progress-fd '%s'", optarg);
+				return bp_errtryhelp("relayout");
+			}
+			pfd = (int)v;
+			break;
 		case 'z':
+			undo = optarg;
+			break;
 		case OPT_NO_UNDO:
+			no_undo = 1;
+			break;
+		case OPT_WHOLE_FILES:
+			o.whole_files = 1;
+			break;
+		case OPT_REGION:
+			if (parse_region(optarg, &o.region_start, &o.region_len)) {
+				bp_log_error("relayout: invalid --region '%s' (expected "
+					     "START[:LEN] in blocks, START > 0)",
+					     optarg);
+				return bp_errtryhelp("relayout");
+			}
+			break;
+		case 'f':
+			o.force = 1;
 			break;
 		case 'h':
 			usage();
@@ -67,6 +264,14 @@ int cmd_relayout(int argc, char **argv)
 		bp_log_error("relayout: exactly one device expected");
 		return bp_errtryhelp("relayout");
 	}
+	if (!trace_path) {
+		bp_log_error("relayout: --trace is required");
+		return bp_errtryhelp("relayout");
+	}
+	if (undo && no_undo) {
+		bp_log_error("relayout: --undo and --no-undo exclude each other");
+		return bp_errtryhelp("relayout");
+	}
 
 	rc = bp_dev_resolve(argv[optind], &dev, &err);
 	if (!rc)
@@ -77,8 +282,70 @@ int cmd_relayout(int argc, char **argv)
 	}
 	bp_log_info("%s resolves to %s (%s, UUID %s)", dev.spec, dev.path, dev.type,
 		    dev.uuid ? dev.uuid : "none");
-	bp_log_error("relayout: %s is an %s filesystem, but the relayout engine is not built "
-		     "in this version yet", dev.path, dev.type);
+
+	rc = bp_trace_load(trace_path, &trace, &err);
+	if (rc) {
+		bp_log_error("%s", bp_err_str(&err));
+		bp_dev_free(&dev);
+		return BP_EX_STALE;
+	}
+
+	if (!o.dry_run && !no_undo && !undo) {
+		int r = default_undo(dev.path, undo_buf, sizeof(undo_buf));
+
+		if (r) {
+			bp_log_error("relayout: cannot create %s: %s (use -z FILE or --no-undo)",
+				     BP_STATEDIR, strerror(-r));
+			ret = BP_EX_FAILURE;
+			goto out;
+		}
+		undo = undo_buf;
+	}
+	if (o.dry_run)
+		undo = NULL;
+
+	o.device = dev.path;
+	o.trace = trace;
+	o.undo_file = undo;
+	if (bar || pfd >= 0) {
+		bp_progress_init(&prog, bar, pfd, dev.path);
+		o.progress = bp_progress_cb;
+		o.progress_ctx = &prog;
+	}
+	if (undo)
+		fprintf(json ? stderr : stdout,
+			"Before changing %s, the old contents of every overwritten block go to %s;\n"
+			"a successful run can be undone with the command:\n"
+			"    e2undo %s %s\n",
+			dev.path, undo, undo, dev.path);
+
+	rc = bp_relayout_run(&o, &rep, &err);
+	if (o.progress)
+		bp_progress_end(&prog);
+	if (rc) {
+		bp_log_error("%s", bp_err_str(&err));
+		if (rep.writes_began) {
+			bp_log_error("relayout: %s was changed before the failure; every file still "
+				     "has its contents, but run 'e2fsck -fy %s' before mounting it",
+				     dev.path, dev.path);
+			if (undo)
+				bp_log_error("relayout: or restore it with 'e2undo %s %s'", undo,
+					     dev.path);
+			ret = BP_EX_AFTERWRITE;
+		} else {
+			ret = bp_exit_code(rc);
+		}
+		goto out;
+	}
+	if (json)
+		print_json(dev.path, undo, &rep, o.dry_run);
+	else
+		print_text(stdout, dev.path, &rep, o.dry_run);
+	if (!o.dry_run && rep.nothing_to_do && undo)
+		fprintf(json ? stderr : stdout, "Nothing was written; no undo file was kept.\n");
+	ret = BP_EX_OK;
+out:
+	bp_trace_free(trace);
 	bp_dev_free(&dev);
-	return BP_EX_NOTBUILT;
+	return ret;
 }

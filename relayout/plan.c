@@ -160,6 +160,9 @@ errcode_t rl_plan(struct rl_stream *s, const struct bp_relayout_opts *o,
 	errcode_t rc;
 
 	rep->discontig_before = rl_stream_discontig(s, 0, &rep->bootset_blocks);
+	/* Already one stream (e.g. a second run): nothing could get better. */
+	if (!rep->discontig_before)
+		changed = 0;
 	for (round = 0; round < RL_PLAN_ROUNDS && changed; round++) {
 		n = region_size(s);
 		if (!n)
@@ -171,6 +174,8 @@ errcode_t rl_plan(struct rl_stream *s, const struct bp_relayout_opts *o,
 		if (rc)
 			return bp_err_lib(err, rc, "while planning the new extent trees");
 	}
+	if (!rep->discontig_before)
+		n = 0;
 	if (changed && n)
 		return bp_err_set(err, EAGAIN, "the plan did not converge after %d rounds",
 				  RL_PLAN_ROUNDS);

@@ -153,6 +153,23 @@ errcode_t bp_relayout_run(const struct bp_relayout_opts *o, struct bp_relayout_r
 	rc = open_and_plan(o, io, 1, &fs, &s, rep, err);
 	if (rc)
 		goto fail_unwritten;
+	if (o->undo_file) {
+		char opt[64];
+
+		/*
+		 * Key the undo records by filesystem block: left to itself the
+		 * undo manager takes the size of the first write, here the
+		 * 1024-byte superblock, and then misfiles 4 KiB blocks.
+		 */
+		snprintf(opt, sizeof(opt), "tdb_data_size=%u", fs->blocksize);
+		rc = io_channel_set_options(fs->io, opt);
+		if (rc) {
+			bp_err_lib(err, rc, "%s: while setting up the undo file", o->device);
+			rl_stream_free(&s);
+			ext2fs_free(fs);
+			goto fail_unwritten;
+		}
+	}
 	if (rep->nothing_to_do) {
 		rl_stream_free(&s);
 		ext2fs_free(fs);

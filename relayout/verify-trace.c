@@ -1,13 +1,95 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * verify-trace.c --- bp_verify_trace (not built yet)
+ * verify-trace.c --- bootpack verify --trace: contiguity of a boot set on a device
  */
-#include "cli.h"
-#include "log.h"
-#include "show.h"
+#include <stdio.h>
 
-int bp_verify_trace(const char *trace, const char *device, const struct bp_show_opts *o)
+#include "bp_et.h"
+#include "cli.h"
+#include "devspec.h"
+#include "jsonwrt.h"
+#include "log.h"
+#include "relayout.h"
+#include "show.h"
+#include "strutils.h"
+#include "tracefile.h"
+
+static const char *size_str(uint64_t bytes, int raw, char *buf, size_t len)
 {
-	bp_log_error("'%s' is not built in this version of bootpack yet", "verify");
-	return BP_EX_NOTBUILT;
+	if (raw) {
+		snprintf(buf, len, "%llu", (unsigned long long)bytes);
+		return buf;
+	}
+	return bp_size_human(bytes, buf, len);
+}
+
+int bp_verify_trace(const char *trace_path, const char *device, const struct bp_show_opts *o)
+{
+	struct bp_verify_report r;
+	struct bp_err err = { 0 };
+	struct bp_trace *t = NULL;
+	struct bp_dev dev;
+	char a[32], b[32], c[32];
+	errcode_t rc;
+	int ret;
+
+	rc = bp_dev_resolve(device, &dev, &err);
+	if (!rc)
+		rc = bp_dev_require_ext(&dev, &err);
+	if (rc) {
+		bp_dev_free(&dev);
+		return bp_fail(&err);
+	}
+	rc = bp_trace_load(trace_path, &t, &err);
+	if (rc) {
+		bp_log_error("%s", bp_err_str(&err));
+		bp_dev_free(&dev);
+		return BP_EX_STALE;
+	}
+	rc = bp_verify_run(dev.path, t, 0, &r, &err);
+	if (rc) {
+		ret = bp_fail(&err);
+		goto out;
+	}
+	if (o->json) {
+		struct bp_json j;
+
+		bp_json_init(&j, stdout, 1);
+		bp_json_open_object(&j, NULL);
+		bp_json_open_object(&j, "verify");
+		bp_json_string(&j, "device", dev.path);
+		bp_json_string(&j, "trace", trace_path);
+		bp_json_u64(&j, "block_size", r.block_size);
+		bp_json_u64(&j, "files", r.files);
+		bp_json_u64(&j, "dirs", r.dirs);
+		bp_json_u64(&j, "skipped", r.skipped);
+		bp_json_u64(&j, "blocks", r.blocks);
+		bp_json_u64(&j, "bytes", r.blocks * r.block_size);
+		bp_json_u64(&j, "runs", r.runs);
+		bp_json_u64(&j, "discontiguities", r.discontiguities);
+		bp_json_u64(&j, "in_order_bytes", r.in_order_blocks * r.block_size);
+		bp_json_u64(&j, "largest_run_bytes", r.largest_run * r.block_size);
+		bp_json_u64(&j, "first_block", r.first_block);
+		bp_json_u64(&j, "last_block", r.last_block);
+		bp_json_finish(&j);
+	} else {
+		printf("%s: boot set of %llu files and %llu directories (%llu traced files "
+		       "skipped)\n",
+		       dev.path, (unsigned long long)r.files, (unsigned long long)r.dirs,
+		       (unsigned long long)r.skipped);
+		printf("  bytes:            %s in %llu runs, blocks %llu-%llu\n",
+		       size_str(r.blocks * r.block_size, o->bytes, a, sizeof(a)),
+		       (unsigned long long)r.runs, (unsigned long long)r.first_block,
+		       (unsigned long long)r.last_block);
+		printf("  in order:         %s; largest run %s\n",
+		       size_str(r.in_order_blocks * r.block_size, o->bytes, b, sizeof(b)),
+		       size_str(r.largest_run * r.block_size, o->bytes, c, sizeof(c)));
+		printf("  discontiguities:  %llu%s\n", (unsigned long long)r.discontiguities,
+		       r.discontiguities ? "" : " (one sequential stream)");
+	}
+	ret = BP_EX_OK;
+out:
+	bp_trace_free(t);
+	bp_dev_free(&dev);
+	return ret;
 }

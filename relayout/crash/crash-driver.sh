@@ -1,0 +1,206 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# crash-driver.sh --- cut the power at every write of a program, check what e2fsck -p makes of it
+#
+# Usage: crash-driver.sh [options] -- PROGRAM ARGS...     (@IMG@ in ARGS = the image)
+#
+#  --image IMG          base image (never written)
+#  --work DIR           scratch directory (created; runs are deleted when they pass)
+#  --name NAME          label for the summary line (default: basename of IMG)
+#  --sample N           at most N crash points, evenly spread over 1..W, first
+#                       and last included (0 = every write; default 0)
+#  --seeds "S..."       random-subset runs per point, one per seed (default "1")
+#  --torn-seeds "S..."  random-subset runs with torn multi-sector writes
+#  --prefix             also the kill -9 model (every pending write lands, in order)
+#  --jobs J             parallel runs (default: number of CPUs)
+#  --expect-failures    negative control: succeed only if some run fails
+#  --summary FILE       append the summary line to FILE
+#
+# The program runs through crash_io (relayout/crash/crash_io.h): first once to
+# completion with BP_CRASH_COUNT, which gives W (its result must itself pass
+# e2fsck -fn with every file unchanged), then once per (point, mode) with
+# BP_CRASH_AT. After each power cut (exit 99) the oracle of
+# relayout-safety.md §10 must hold: e2fsck -p exits 0 or 1, e2fsck -fn then
+# exits 0, the SHA-256 of every file equals the original, and the preen
+# transcript holds only the allowed (preen-OK) classes of §3.
+set -euo pipefail
+
+export LC_ALL=C TZ=UTC E2FSCK_CONFIG=/dev/null BLKID_FILE=/dev/null E2FSPROGS_SKIP_PROGRESS=yes
+
+die() { echo "crash-driver: $*" >&2; exit 2; }
+
+# hash_files IMG: "sha256  /path" of every regular file, through debugfs rdump.
+hash_files() {
+	local d
+	d=$(mktemp -d "$CD_WORK/rdump.XXXXXX")
+	debugfs -R "rdump / $d" "$1" >/dev/null 2>&1 || { rm -rf "$d"; return 1; }
+	(cd "$d" && find . -type f -print0 | sort -z | xargs -0r sha256sum | sed 's|  \./|  /|')
+	rm -rf "$d"
+}
+
+# Preen messages a crash may leave (relayout-safety.md §3, PR_PREEN_OK):
+# leaks and bitmap differences, free counts, bitmap/GDT checksums,
+# BLOCK_UNINIT, i_blocks, inode-only checksum, quota usage; plus e2fsck's
+# own status lines. Anything else is a finding.
+ALLOWED='^$
+^[0-9]+/[0-9]+ files \([0-9.]+% non-contiguous\), [0-9]+/[0-9]+ blocks$
+check forced\.$
+^\*+ FILE SYSTEM WAS MODIFIED \*+$
+^FIXED\.$
+^Block bitmap differences: [ +()0-9-]*(\. FIXED\.|\.)?$
+^Free blocks count wrong for group #[0-9]+ \([0-9]+, counted=[0-9]+\)\.( FIXED\.)?$
+^Free blocks count wrong \([0-9]+, counted=[0-9]+\)\.( FIXED\.)?$
+^Group [0-9]+ block bitmap does not match checksum\.( FIXED\.)?$
+^One or more block group descriptor checksums are invalid\.( FIXED\.)?$
+^Group descriptor [0-9]+ checksum is 0x[0-9a-f]+, should be 0x[0-9a-f]+\.( FIXED\.)?$
+^Block bitmap for group [0-9]+ .*BLOCK_UNINIT.*$
+^Group [0-9]+ block\(s\) in use but group is marked BLOCK_UNINIT( FIXED\.)?$
+^Inode [0-9]+, i_blocks is [0-9]+, should be [0-9]+\.( FIXED\.)?$
+^Inode [0-9]+ passes checks, but checksum does not match inode\.( FIXED\.)?$
+^Update quota info for quota type [0-9]+( FIXED\.)?\.?$'
+
+# one N MODE: one power cut; prints "N MODE ok" or "N MODE FAIL reasons".
+one() {
+	local n=$1 mode=$2 img out rc why="" bad
+	local -a env=(BP_CRASH_AT="$n")
+	case $mode in
+	prefix) env+=(BP_CRASH_PREFIX=1) ;;
+	seed:*) env+=(BP_CRASH_SEED="${mode#seed:}") ;;
+	torn:*) env+=(BP_CRASH_SEED="${mode#torn:}" BP_CRASH_TORN=1) ;;
+	esac
+	img=$CD_WORK/run-$n-${mode/:/-}.img
+	out=${img%.img}
+	cp --sparse=always "$CD_IMAGE" "$img"
+	rc=0
+	env "${env[@]}" "${CD_CMD[@]//@IMG@/$img}" >"$out.prog" 2>&1 || rc=$?
+	if [ $rc -ne 99 ]; then
+		why+=" program-exit=$rc"
+	fi
+	rc=0
+	e2fsck -p "$img" >"$out.p" 2>&1 || rc=$?
+	[ $rc -le 1 ] || why+=" e2fsck-p=$rc"
+	rc=0
+	e2fsck -fn "$img" >"$out.fn" 2>&1 || rc=$?
+	[ $rc -eq 0 ] || why+=" e2fsck-fn=$rc"
+	# Strip "LABEL: " / "IMAGE: " prefixes and leading tabs, drop allowed lines.
+	bad=$(sed -e "s|^$img: ||" -e "s|^$CD_LABEL: ||" -e 's/^[[:space:]]*//' "$out.p" |
+		grep -vE -e "^e2fsck [0-9.]+ \(" | grep -vE -f <(printf '%s\n' "$ALLOWED") |
+		head -n1) || true
+	[ -z "$bad" ] || why+=" transcript=\"$bad\""
+	if ! hash_files "$img" >"$out.sha" 2>/dev/null; then
+		why+=" rdump-failed"
+	elif ! cmp -s "$out.sha" "$CD_WORK/base.sha"; then
+		why+=" hashes=$(diff "$out.sha" "$CD_WORK/base.sha" | grep -c '^<')"
+	fi
+	rm -f "$img"
+	if [ -z "$why" ]; then
+		rm -f "$out.prog" "$out.p" "$out.fn" "$out.sha"
+		echo "$n $mode ok"
+	else
+		echo "$n $mode FAIL$why"
+	fi
+}
+
+if [ "${1:-}" = "--one" ]; then
+	eval "CD_CMD=($CD_CMD_Q)"
+	one "$2" "$3"
+	exit 0
+fi
+
+CD_IMAGE="" CD_WORK="" name="" sample=0 seeds=1 torn_seeds="" prefix=0
+jobs=$(nproc) expect_fail=0 summary=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--image) CD_IMAGE=$2; shift 2 ;;
+	--work) CD_WORK=$2; shift 2 ;;
+	--name) name=$2; shift 2 ;;
+	--sample) sample=$2; shift 2 ;;
+	--seeds) seeds=$2; shift 2 ;;
+	--torn-seeds) torn_seeds=$2; shift 2 ;;
+	--prefix) prefix=1; shift ;;
+	--jobs) jobs=$2; shift 2 ;;
+	--expect-failures) expect_fail=1; shift ;;
+	--summary) summary=$2; shift 2 ;;
+	--) shift; break ;;
+	*) die "unknown option '$1'" ;;
+	esac
+done
+[ $# -ge 1 ] || die "no program given (crash-driver.sh [options] -- PROGRAM ARGS...)"
+[ -f "$CD_IMAGE" ] || die "--image: '$CD_IMAGE' is not a file"
+[ -n "$CD_WORK" ] || die "--work is required"
+name=${name:-$(basename "$CD_IMAGE" .img)}
+mkdir -p "$CD_WORK"
+CD_WORK=$(cd "$CD_WORK" && pwd)
+CD_CMD=("$@")
+CD_CMD_Q=$(printf '%q ' "$@")
+CD_LABEL=$(dumpe2fs -h "$CD_IMAGE" 2>/dev/null | sed -n 's/^Filesystem volume name: *//p')
+[ "$CD_LABEL" != "<none>" ] || CD_LABEL=""
+CD_LABEL=${CD_LABEL:-/nonexistent-label}
+export CD_IMAGE CD_WORK CD_CMD_Q CD_LABEL
+
+# The base image and its hashes.
+rc=0
+e2fsck -fn "$CD_IMAGE" >"$CD_WORK/base.fn" 2>&1 || rc=$?
+[ $rc -eq 0 ] || { cat "$CD_WORK/base.fn" >&2; die "$CD_IMAGE: e2fsck -fn exited $rc before any crash"; }
+hash_files "$CD_IMAGE" >"$CD_WORK/base.sha" || die "$CD_IMAGE: debugfs rdump failed"
+
+# A complete run counts the writes; its result must pass the oracle too.
+cp --sparse=always "$CD_IMAGE" "$CD_WORK/count.img"
+rc=0
+BP_CRASH_COUNT=$CD_WORK/count "${CD_CMD[@]//@IMG@/$CD_WORK/count.img}" >"$CD_WORK/count.prog" 2>&1 || rc=$?
+[ $rc -eq 0 ] || { cat "$CD_WORK/count.prog" >&2; die "$name: the uninterrupted run exited $rc"; }
+W=$(sed -n 's/^writes //p' "$CD_WORK/count")
+F=$(sed -n 's/^flushes //p' "$CD_WORK/count")
+[ -n "$W" ] && [ "$W" -gt 0 ] || die "$name: the uninterrupted run wrote nothing"
+rc=0
+e2fsck -fn "$CD_WORK/count.img" >"$CD_WORK/count.fn" 2>&1 || rc=$?
+if [ $rc -ne 0 ]; then
+	cat "$CD_WORK/count.fn" >&2
+	[ $expect_fail = 1 ] || die "$name: e2fsck -fn exited $rc after the uninterrupted run"
+fi
+hash_files "$CD_WORK/count.img" >"$CD_WORK/count.sha" || die "$name: debugfs rdump failed after the uninterrupted run"
+if ! cmp -s "$CD_WORK/count.sha" "$CD_WORK/base.sha" && [ $expect_fail = 0 ]; then
+	diff "$CD_WORK/base.sha" "$CD_WORK/count.sha" >&2 || true
+	die "$name: file contents changed by the uninterrupted run"
+fi
+rm -f "$CD_WORK/count.img"
+
+# Crash points: all, or an even spread with the first and the last.
+points=()
+if [ "$sample" -eq 0 ] || [ "$W" -le "$sample" ]; then
+	mapfile -t points < <(seq 1 "$W")
+elif [ "$sample" -eq 1 ]; then
+	points=("$W")
+else
+	mapfile -t points < <(awk -v w="$W" -v s="$sample" \
+		'BEGIN { for (i = 0; i < s; i++) { p = 1 + int(i * (w - 1) / (s - 1) + 0.5); if (p != last) print p; last = p } }')
+fi
+modes=()
+[ $prefix = 1 ] && modes+=(prefix)
+for s in $seeds; do modes+=("seed:$s"); done
+for s in $torn_seeds; do modes+=("torn:$s"); done
+
+results=$CD_WORK/results
+: >"$results"
+for p in "${points[@]}"; do
+	for m in "${modes[@]}"; do echo "$p $m"; done
+done | xargs -r -P "$jobs" -L 1 bash "$0" --one >>"$results"
+
+runs=$(wc -l <"$results")
+fails=$(grep -c ' FAIL' "$results" || true)
+expected=$((${#points[@]} * ${#modes[@]}))
+line="$name: $W writes, $F flushes; ${#points[@]} crash points x ${#modes[@]} modes (${modes[*]}) = $runs runs; $fails failures"
+for r in program-exit e2fsck-p e2fsck-fn transcript hashes rdump-failed; do
+	c=$(grep ' FAIL' "$results" | grep -c " $r" || true)
+	[ "$c" -eq 0 ] || line+=", $r: $c"
+done
+echo "$line"
+[ -z "$summary" ] || echo "$line" >>"$summary"
+grep ' FAIL' "$results" | sort -n | head -n 20 | sed 's/^/  /' || true
+[ "$runs" -eq "$expected" ] || die "$name: $runs results for $expected runs"
+if [ $expect_fail = 1 ]; then
+	[ "$fails" -gt 0 ] || { echo "crash-driver: $name: the negative control never failed: the oracle is toothless" >&2; exit 1; }
+	exit 0
+fi
+[ "$fails" -eq 0 ]

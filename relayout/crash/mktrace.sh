@@ -1,0 +1,64 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# mktrace.sh --- write a bootpack trace (include/tracefile.h, version 1) for files of an image
+#
+# Usage: mktrace.sh IMAGE OUT.trace PATH[:OFFSET:LENGTH[,OFFSET:LENGTH...]]...
+#
+# Without ranges a path is traced whole. Inode, generation, size and mtime
+# come from debugfs, the physical hint from debugfs bmap; the files are
+# listed in command-line order (first access 1 ms apart), as a boot would
+# read them. Read-only: the image is never written.
+set -euo pipefail
+
+die() { echo "mktrace: $*" >&2; exit 1; }
+[ $# -ge 3 ] || { sed -n '6p' "$0" >&2; exit 2; }
+img=$1 out=$2
+shift 2
+
+uuid=$(dumpe2fs -h "$img" 2>/dev/null | sed -n 's/^Filesystem UUID: *//p')
+bs=$(dumpe2fs -h "$img" 2>/dev/null | sed -n 's/^Block size: *//p')
+[ -n "$uuid" ] && [ -n "$bs" ] || die "$img: not an ext2/3/4 image"
+
+body=$(mktemp)
+trap 'rm -f "$body"' EXIT
+records=0 ns=0
+for spec in "$@"; do
+	path=${spec%%:*}
+	stat=$(debugfs -R "stat \"$path\"" "$img" 2>/dev/null) || die "$img: $path: debugfs stat failed"
+	ino=$(sed -n 's/^Inode: \([0-9]*\) .*Type: regular.*/\1/p' <<<"$stat")
+	[ -n "$ino" ] || die "$img: $path: not a regular file"
+	gen=$(sed -n 's/^Generation: \([0-9]*\) .*/\1/p' <<<"$stat")
+	size=$(sed -n 's/.*Size: \([0-9]*\)$/\1/p' <<<"$stat" | head -n1)
+	mtime=$(sed -n 's/^ *mtime: \(0x[0-9a-f]*\).*/\1/p' <<<"$stat")
+	[ -n "$gen" ] && [ -n "$size" ] && [ -n "$mtime" ] || die "$img: $path: cannot parse debugfs stat"
+	printf 'F %u %u %u %d %s\n' "$ino" "$gen" "$size" "$((mtime))" "$path" >>"$body"
+	records=$((records + 1))
+	if [ "$spec" = "$path" ]; then ranges="0:$size"; else ranges=${spec#*:}; fi
+	for r in ${ranges//,/ }; do
+		off=${r%%:*} len=${r#*:}
+		[ "$len" -gt 0 ] || continue
+		pblk=$(debugfs -R "bmap \"$path\" $((off / bs))" "$img" 2>/dev/null | tail -n1)
+		if [ -n "$pblk" ] && [ "$pblk" != 0 ]; then
+			phys=$((pblk * bs + off % bs))
+		else
+			phys=-
+		fi
+		printf 'R %u %u %u %s\n' "$off" "$len" "$ns" "$phys" >>"$body"
+		records=$((records + 1)) ns=$((ns + 1000000))
+	done
+done
+
+{
+	echo "bootpack-trace 1"
+	echo "uuid $uuid"
+	echo "block-size $bs"
+	echo "device $(basename "$img")"
+	echo "dev 0:0"
+	echo "kernel crash-test"
+	echo "source import"
+	echo "created 1700000000"
+	echo "events $records $records 0"
+	cat "$body"
+	echo "end $records"
+} >"$out"

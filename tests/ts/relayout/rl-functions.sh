@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# rl-functions.sh --- helpers shared by the relayout cases (sourced after functions.sh)
+
+# rl_mktrace IMG OUT SPEC...: write a bootpack trace (format v1) for IMG.
+# SPEC is PATH (the whole file), or PATH@OFF+LEN[,OFF+LEN...] (bytes), each
+# range optionally suffixed /T (its first-access time, ns). Without /T,
+# ranges get increasing times in the order given. Inode, generation, size
+# and mtime come from debugfs; phys is left as "-" (relayout re-resolves).
+rl_mktrace() {
+	local img=$1 out=$2 spec path rl r off len t=0 first ino gen size mtime st nrec=0 uuid bs
+	shift 2
+	uuid=$(blkid -p -o value -s UUID "$img")
+	bs=$(dumpe2fs -h "$img" 2>/dev/null | awk -F': *' '/^Block size/ {print $2}')
+	{
+		echo "bootpack-trace 1"
+		echo "uuid $uuid"
+		echo "block-size $bs"
+		echo "device $img"
+		echo "dev 0:0"
+		echo "kernel test"
+		echo "source import"
+		echo "created 1700000000"
+		echo "events $# $# 0"
+		for spec in "$@"; do
+			path=${spec%%@*}
+			st=$(debugfs -R "stat \"$path\"" "$img" 2>/dev/null) || bp_fail "stat $path"
+			ino=$(awk '/^Inode:/ {print $2; exit}' <<<"$st")
+			gen=$(awk '/Generation:/ {print $2; exit}' <<<"$st")
+			size=$(awk '{for (i = 1; i < NF; i++) if ($i == "Size:") {print $(i + 1); exit}}' <<<"$st")
+			mtime=$(awk '$1 == "mtime:" {print $2; exit}' <<<"$st")
+			mtime=$((${mtime%%:*}))
+			[ -n "$ino" ] && [ -n "$size" ] || bp_fail "cannot stat $path in $img"
+			echo "F $ino $gen $size $mtime $path"
+			nrec=$((nrec + 1))
+			if [ "$spec" = "$path" ]; then rl="0+$size"; else rl=${spec#*@}; fi
+			IFS=, read -ra rs <<<"$rl"
+			for r in "${rs[@]}"; do
+				if [[ $r == */* ]]; then first=${r#*/}; r=${r%/*}; else t=$((t + 1000)); first=$t; fi
+				off=${r%+*}
+				len=${r#*+}
+				echo "R $off $len $first -"
+				nrec=$((nrec + 1))
+			done
+		done
+		echo "end $nrec"
+	} >"$out"
+}
+
+# The boot set the cases use: kernel, initrd (partly), init and libraries.
+RL_BOOT_FILES=(
+	/boot/vmlinuz-6.1.0-bootpack
+	/boot/initrd.img-6.1.0-bootpack@0+1048576,4194304+2097152
+	/boot/config-6.1.0-bootpack
+	/usr/lib/systemd/systemd
+	/usr/lib/systemd/libsystemd-shared-252.so@0+65536
+	/usr/lib/x86_64-linux-gnu/libbp1.so.1
+	/usr/lib/x86_64-linux-gnu/libbp2.so.1
+	/usr/bin/bash
+	/etc/fstab
+	/etc/passwd
+	/etc/ld.so.cache
+)
+
+# rl_verify_json IMG TRACE KEY: print one number from bootpack verify --json.
+rl_verify_json() {
+	"$BOOTPACK" verify --json --trace "$2" "$1" | awk -v k="\"$3\":" '$1 == k {gsub(/,/, "", $2); print $2}'
+}
+
+# rl_sum IMG: sha256 of the whole image.
+rl_sum() { sha256sum <"$1" | cut -d' ' -f1; }
