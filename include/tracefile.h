@@ -141,4 +141,11 @@ errcode_t bp_trace_merge(struct bp_trace *dst, const struct bp_trace *src, struc
 /* Escape a path for the file format into buf (at least 3 * strlen + 1). */
 void bp_trace_escape(const char *in, char *buf);
 
+/*
+ * Refuse a trace of another filesystem (trace/resolve.c, libext2fs): 0, or
+ * BP_ET_TRACE_MISMATCH when devpath's UUID or block size differs.
+ */
+errcode_t bp_trace_check_device(const struct bp_trace *t, const char *devpath,
+				struct bp_err *err);
+
 #endif /* BP_TRACEFILE_H */

@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * resolve.c --- inodes and page ranges to files, paths and physical
+ * extents, with libext2fs opened read-only (a mounted filesystem is fine)
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ext2fs/ext2fs.h>
+
+#include "bp_et.h"
+#include "trace-engine.h"
+
+struct bp_ext {
+	uint64_t lblk, pblk, len;	/* pblk 0: hole or unwritten */
+};
+
+struct extlist {
+	struct bp_ext *v;
+	size_t n, cap;
+};
+
+static int ext_push(struct extlist *l, uint64_t lblk, uint64_t pblk, uint64_t len)
+{
+	struct bp_ext *e;
+
+	if (l->n) {
+		e = &l->v[l->n - 1];
+		if (e->lblk + e->len == lblk && pblk && e->pblk && e->pblk + e->len == pblk) {
+			e->len += len;
+			return 0;
+		}
+	}
+	if (l->n == l->cap) {
+		size_t ncap = l->cap ? l->cap * 2 : 16;
+
+		e = realloc(l->v, ncap * sizeof(*e));
+		if (!e)
+			return -1;
+		l->v = e;
+		l->cap = ncap;
+	}
+	e = &l->v[l->n++];
+	e->lblk = lblk;
+	e->pblk = pblk;
+	e->len = len;
+	return 0;
+}
+
+static errcode_t map_extents(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *inode,
+			     struct extlist *l)
+{
+	ext2_extent_handle_t h;
+	struct ext2fs_extent e;
+	errcode_t rc;
+	int op = EXT2_EXTENT_ROOT;
+
+	rc = ext2fs_extent_open2(fs, ino, inode, &h);
+	if (rc)
+		return rc;
+	for (;;) {
+		rc = ext2fs_extent_get(h, op, &e);
+		op = EXT2_EXTENT_NEXT_LEAF;
+		if (rc == EXT2_ET_EXTENT_NO_NEXT || rc == EXT2_ET_NO_CURRENT_NODE) {
+			rc = 0;
+			break;
+		}
+		if (rc)
+			break;
+		if (!(e.e_flags & EXT2_EXTENT_FLAGS_LEAF) || !e.e_len)
+			continue;
+		if (ext_push(l, e.e_lblk, (e.e_flags & EXT2_EXTENT_FLAGS_UNINIT) ? 0 : e.e_pblk,
+			     e.e_len) < 0) {
+			rc = ENOMEM;
+			break;
+		}
+	}
+	ext2fs_extent_free(h);
+	return rc;
+}
+
+struct blk_ctx {
+	struct extlist *l;
+	int nomem;
+};
+
+static int block_cb(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt, blk64_t ref_blk,
+		    int ref_offset, void *priv)
+{
+	struct blk_ctx *ctx = priv;
+
+	if (blockcnt < 0)
+		return 0;
+	if (ext_push(ctx->l, (uint64_t)blockcnt, *blocknr, 1) < 0) {
+		ctx->nomem = 1;
+		return BLOCK_ABORT;
+	}
+	return 0;
+}
+
+static errcode_t map_blocks(ext2_filsys fs, ext2_ino_t ino, struct extlist *l)
+{
+	struct blk_ctx ctx = { .l = l };
+	errcode_t rc;
+
+	rc = ext2fs_block_iterate3(fs, ino, BLOCK_FLAG_DATA_ONLY | BLOCK_FLAG_READ_ONLY, NULL,
+				   block_cb, &ctx);
+	if (!rc && ctx.nomem)
+		rc = ENOMEM;
+	return rc;
+}
+
+/* Split [s, e) at extent boundaries and add it to f with physical offsets. */
+static errcode_t add_range(struct bp_trace_file *f, const struct extlist *l, uint64_t bs,
+			   uint64_t s, uint64_t e, uint64_t first, size_t *hint)
+{
+	size_t i = *hint;
+	errcode_t rc;
+
+	while (s < e) {
+		uint64_t lb = s / bs, end = e, phys = BP_PHYS_NONE;
+
+		while (i < l->n && l->v[i].lblk + l->v[i].len <= lb)
+			i++;
+		if (i < l->n && l->v[i].lblk <= lb) {
+			const struct bp_ext *x = &l->v[i];
+
+			end = MIN(e, (x->lblk + x->len) * bs);
+			if (x->pblk)
+				phys = (x->pblk + (lb - x->lblk)) * bs + s % bs;
+		} else if (i < l->n) {
+			end = MIN(e, l->v[i].lblk * bs);	/* a hole up to the next extent */
+		}
+		rc = bp_trace_file_add_range(f, s, end - s, first, phys);
+		if (rc)
+			return rc;
+		s = end;
+	}
+	*hint = i;
+	return 0;
+}
+
+/* --- paths: walk directories from the root until every inode is named --- */
+
+struct namer {
+	const ext2_ino_t *want;	/* sorted */
+	char **names;
+	size_t nwant, left;
+	char **queue;		/* directory paths, "/" + ... */
+	ext2_ino_t *qino;
+	size_t qn, qcap;
+	const char *dir;
+	int nomem;
+};
+
+static long want_index(const struct namer *nm, ext2_ino_t ino)
+{
+	size_t lo = 0, hi = nm->nwant;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (nm->want[mid] == ino)
+			return (long)mid;
+		if (nm->want[mid] < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static char *join(const char *dir, const char *name, int len)
+{
+	size_t dl = strlen(dir);
+	char *p;
+
+	if (dl + 1 + (size_t)len >= BP_TRACE_PATH_MAX)
+		return NULL;
+	p = malloc(dl + (size_t)len + 2);
+	if (!p)
+		return NULL;
+	memcpy(p, dir, dl);
+	if (dl == 0 || dir[dl - 1] != '/')
+		p[dl++] = '/';
+	memcpy(p + dl, name, (size_t)len);
+	p[dl + (size_t)len] = '\0';
+	return p;
+}
+
+static int dir_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *dirent, int offset,
+		  int blocksize, char *buf, void *priv)
+{
+	struct namer *nm = priv;
+	int len = ext2fs_dirent_name_len(dirent);
+	int type = ext2fs_dirent_file_type(dirent);
+	long k;
+
+	if (entry == DIRENT_DOT_FILE || entry == DIRENT_DOT_DOT_FILE || !dirent->inode)
+		return 0;
+	if (len == 0 || (len == 1 && dirent->name[0] == '.') ||
+	    (len == 2 && dirent->name[0] == '.' && dirent->name[1] == '.'))
+		return 0;
+	k = want_index(nm, dirent->inode);
+	if (k >= 0 && !nm->names[k]) {
+		nm->names[k] = join(nm->dir, dirent->name, len);
+		if (nm->names[k])
+			nm->left--;
+	}
+	if (type == EXT2_FT_DIR) {
+		char *p = join(nm->dir, dirent->name, len);
+
+		if (!p)
+			return 0;	/* too deep: its files stay unnamed */
+		if (nm->qn == nm->qcap) {
+			size_t ncap = nm->qcap ? nm->qcap * 2 : 64;
+			char **q = realloc(nm->queue, ncap * sizeof(*q));
+			ext2_ino_t *qi = q ? realloc(nm->qino, ncap * sizeof(*qi)) : NULL;
+
+			if (q)
+				nm->queue = q;
+			if (!q || !qi) {
+				free(p);
+				nm->nomem = 1;
+				return DIRENT_ABORT;
+			}
+			nm->qino = qi;
+			nm->qcap = ncap;
+		}
+		nm->queue[nm->qn] = p;
+		nm->qino[nm->qn++] = dirent->inode;
+	}
+	return nm->left ? 0 : DIRENT_ABORT;
+}
+
+static errcode_t name_inodes(ext2_filsys fs, struct namer *nm)
+{
+	size_t head = 0;
+	errcode_t rc = 0;
+
+	nm->queue = malloc(sizeof(*nm->queue));
+	nm->qino = malloc(sizeof(*nm->qino));
+	if (!nm->queue || !nm->qino)
+		return ENOMEM;
+	nm->queue[0] = strdup("/");
+	nm->qino[0] = EXT2_ROOT_INO;
+	nm->qn = 1;
+	nm->qcap = 1;
+	if (!nm->queue[0])
+		return ENOMEM;
+	/* Breadth first: boot files are rarely deep, and we stop once all are named. */
+	while (head < nm->qn && nm->left) {
+		nm->dir = nm->queue[head];
+		rc = ext2fs_dir_iterate2(fs, nm->qino[head], 0, NULL, dir_cb, nm);
+		head++;
+		if (nm->nomem)
+			return ENOMEM;
+		if (rc)
+			rc = 0;	/* an unreadable directory: its files stay unnamed */
+	}
+	return 0;
+}
+
+static void namer_free(struct namer *nm)
+{
+	size_t i;
+
+	for (i = 0; i < nm->qn; i++)
+		free(nm->queue[i]);
+	free(nm->queue);
+	free(nm->qino);
+	if (nm->names)
+		for (i = 0; i < nm->nwant; i++)
+			free(nm->names[i]);
+	free(nm->names);
+}
+
+static void uuid_str(const unsigned char *u, char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	int i, o = 0;
+
+	for (i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			out[o++] = '-';
+		out[o++] = hex[u[i] >> 4];
+		out[o++] = hex[u[i] & 15];
+	}
+	out[o] = '\0';
+}
+
+/* mtime in nanoseconds, for comparing with the start of the trace */
+static int64_t inode_mtime_ns(const struct ext2_inode_large *in, int large)
+{
+	int64_t t = (int32_t)in->i_mtime, ns = 0;
+
+	if (large && in->i_extra_isize >= 8) {
+		t += (int64_t)(in->i_mtime_extra & 3) << 32;
+		ns = in->i_mtime_extra >> 2;
+	}
+	return t * 1000000000LL + ns;
+}
+
+static int64_t inode_mtime(const struct ext2_inode_large *in, int large)
+{
+	int64_t t = (int32_t)in->i_mtime;
+
+	if (large && in->i_extra_isize >= 8)	/* i_mtime_extra present */
+		t += (int64_t)(in->i_mtime_extra & 3) << 32;
+	return t;
+}
+
+errcode_t bp_resolve(const struct bp_collected *col, const char *devpath, int64_t written_after,
+		     struct bp_trace *t, struct bp_resolve_stats *st, struct bp_err *err)
+{
+	struct ext2_inode_large *inode = NULL;
+	struct namer nm = { 0 };
+	struct extlist el = { 0 };
+	ext2_ino_t *want = NULL;
+	ext2_filsys fs = NULL;
+	size_t i, j, nwant = 0;
+	int isize;
+	errcode_t rc;
+	uint64_t bs;
+
+	memset(st, 0, sizeof(*st));
+	rc = ext2fs_open2(devpath, NULL,
+			  EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP | EXT2_FLAG_IGNORE_CSUM_ERRORS, 0, 0,
+			  unix_io_manager, &fs);
+	if (rc)
+		return bp_err_lib(err, rc, "%s: while opening the filesystem", devpath);
+	uuid_str(fs->super->s_uuid, t->hdr.uuid);
+	t->hdr.block_size = fs->blocksize;
+	bs = fs->blocksize;
+	isize = EXT2_INODE_SIZE(fs->super);
+	inode = calloc(1, (size_t)isize);
+	want = malloc((col->nfiles ? col->nfiles : 1) * sizeof(*want));
+	if (!inode || !want) {
+		rc = bp_err_set(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < col->nmeta; i++) {
+		rc = bp_trace_add_meta(t, col->meta[i].start, col->meta[i].end - col->meta[i].start,
+				       col->meta[i].first_ns);
+		if (rc) {
+			rc = bp_err_set(err, rc, "out of memory");
+			goto out;
+		}
+	}
+
+	/* Pass 1: which inodes are regular files that can be read back later. */
+	for (i = 0; i < col->nfiles; i++) {
+		const struct bp_cfile *cf = &col->files[i];
+		struct ext2_inode *in = (struct ext2_inode *)inode;
+
+		if (!cf->ino || cf->ino > fs->super->s_inodes_count) {
+			st->deleted++;
+			continue;
+		}
+		rc = ext2fs_read_inode_full(fs, (ext2_ino_t)cf->ino, in, isize);
+		if (rc) {
+			rc = bp_err_lib(err, rc, "%s: while reading inode %" PRIu64, devpath,
+					cf->ino);
+			goto out;
+		}
+		if (!in->i_links_count || in->i_dtime) {
+			st->deleted++;
+			continue;
+		}
+		if (!LINUX_S_ISREG(in->i_mode)) {
+			st->nonreg++;
+			continue;
+		}
+		if (written_after != INT64_MIN &&
+		    inode_mtime_ns(inode, isize > EXT2_GOOD_OLD_INODE_SIZE) >= written_after) {
+			st->written++;
+			continue;
+		}
+		want[nwant++] = (ext2_ino_t)cf->ino;	/* col->files is sorted by ino */
+	}
+	nm.want = want;
+	nm.nwant = nm.left = nwant;
+	nm.names = calloc(nwant ? nwant : 1, sizeof(*nm.names));
+	if (!nm.names) {
+		rc = bp_err_set(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	if (nwant) {
+		rc = name_inodes(fs, &nm);
+		if (rc) {
+			rc = bp_err_set(err, rc, "while naming the traced files: %s",
+					strerror((int)rc));
+			goto out;
+		}
+	}
+
+	/* Pass 2: files, with physical offsets. */
+	for (i = 0, j = 0; i < col->nfiles && j < nwant; i++) {
+		const struct bp_cfile *cf = &col->files[i];
+		struct ext2_inode *in = (struct ext2_inode *)inode;
+		struct bp_trace_file *f;
+		uint64_t size;
+		size_t k, hint = 0;
+
+		if (cf->ino != want[j])
+			continue;
+		if (!nm.names[j]) {
+			st->unnamed++;
+			j++;
+			continue;
+		}
+		rc = ext2fs_read_inode_full(fs, want[j], in, isize);
+		if (rc) {
+			rc = bp_err_lib(err, rc, "%s: while reading inode %u", devpath, want[j]);
+			goto out;
+		}
+		size = EXT2_I_SIZE(in);
+		el.n = 0;
+		if (in->i_flags & EXT4_INLINE_DATA_FL)
+			rc = 0;	/* data lives in the inode: nothing to map */
+		else if (in->i_flags & EXT4_EXTENTS_FL)
+			rc = map_extents(fs, want[j], in, &el);
+		else
+			rc = map_blocks(fs, want[j], &el);
+		if (rc) {
+			rc = bp_err_lib(err, rc, "%s: while mapping the blocks of inode %u (%s)",
+					devpath, want[j], nm.names[j]);
+			goto out;
+		}
+		f = bp_trace_add_file(t, want[j], in->i_generation, size,
+				      inode_mtime(inode, isize > EXT2_GOOD_OLD_INODE_SIZE),
+				      nm.names[j]);
+		if (!f) {
+			rc = bp_err_set(err, ENOMEM, "out of memory");
+			goto out;
+		}
+		for (k = 0; k < cf->n; k++) {
+			uint64_t s = cf->r[k].start, e = MIN(cf->r[k].end, size);
+
+			if (s >= e)
+				continue;
+			rc = add_range(f, &el, bs, s, e, cf->r[k].first_ns, &hint);
+			if (rc) {
+				rc = bp_err_set(err, rc, "out of memory");
+				goto out;
+			}
+		}
+		st->files++;
+		j++;
+	}
+	t->hdr.events_added = col->added;
+	t->hdr.events_accessed = col->accessed;
+	t->hdr.events_lost = col->lost;
+	rc = bp_trace_normalize(t);
+out:
+	namer_free(&nm);
+	free(el.v);
+	free(want);
+	free(inode);
+	ext2fs_close_free(&fs);
+	return rc;
+}
+
+errcode_t bp_trace_check_device(const struct bp_trace *t, const char *devpath, struct bp_err *err)
+{
+	ext2_filsys fs = NULL;
+	char uuid[37];
+	errcode_t rc;
+
+	rc = ext2fs_open2(devpath, NULL, EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP, 0, 0,
+			  unix_io_manager, &fs);
+	if (rc)
+		return bp_err_lib(err, rc, "%s: while opening the filesystem", devpath);
+	uuid_str(fs->super->s_uuid, uuid);
+	if (strcmp(uuid, t->hdr.uuid) != 0)
+		rc = bp_err_set(err, BP_ET_TRACE_MISMATCH,
+				"%s: the trace is of filesystem UUID %s, but this one is %s: "
+				"trace it again on this filesystem",
+				devpath, t->hdr.uuid, uuid);
+	else if (fs->blocksize != t->hdr.block_size)
+		rc = bp_err_set(err, BP_ET_TRACE_MISMATCH,
+				"%s: the trace says block size %u, the filesystem has %u",
+				devpath, t->hdr.block_size, fs->blocksize);
+	ext2fs_close_free(&fs);
+	return rc;
+}

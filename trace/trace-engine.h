@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * trace-engine.h --- the engine behind bootpack trace: tracefs, event
+ * parsing, collection per inode, resolution with libext2fs
+ */
+#ifndef BP_TRACE_ENGINE_H
+#define BP_TRACE_ENGINE_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bperr.h"
+#include "tracefile.h"
+
+/* The kernel's internal dev_t encoding, as the filemap events print it. */
+#define BP_KDEV(major, minor) (((uint32_t)(major) << 20) | ((uint32_t)(minor) & 0xfffff))
+#define BP_KDEV_MAJOR(k) ((uint32_t)(k) >> 20)
+#define BP_KDEV_MINOR(k) ((uint32_t)(k) & 0xfffff)
+
+#define BP_PAGE_SIZE 4096ULL	/* the unit of the filemap events' ofs fields */
+
+/* --- collect.c: events to page ranges per inode ------------------------ */
+
+enum bp_ev_kind {
+	BP_EV_ADD,	/* mm_filemap_add_to_page_cache: read from disk */
+	BP_EV_ACCESS,	/* get_pages, map_pages, fault: used by someone */
+};
+
+struct bp_collect;
+
+struct bp_prange {
+	uint64_t start, end;	/* bytes, [start, end) */
+	uint64_t first_ns;
+};
+
+struct bp_cfile {
+	uint64_t ino;
+	struct bp_prange *r;
+	size_t n;
+};
+
+struct bp_collected {
+	struct bp_cfile *files;	/* sorted by ino */
+	size_t nfiles;
+	struct bp_prange *meta;	/* physical bytes on the device, sorted */
+	size_t nmeta;
+	uint64_t added, accessed, lost;	/* events for this device; lost in total */
+	int used_access;	/* ranges are added ∩ accessed */
+};
+
+struct bp_collect *bp_collect_new(void);
+void bp_collect_free(struct bp_collect *c);
+errcode_t bp_collect_event(struct bp_collect *c, enum bp_ev_kind kind, uint32_t kdev,
+			   uint64_t ino, uint64_t start, uint64_t end, uint64_t ts_ns);
+void bp_collect_lost(struct bp_collect *c, uint64_t n);	/* adds n */
+uint64_t bp_collect_get_lost(const struct bp_collect *c);
+void bp_collect_set_lost(struct bp_collect *c, uint64_t n);
+uint64_t bp_collect_nevents(const struct bp_collect *c);
+/* Distinct devices (major != 0) that file events came from, sorted; count returned. */
+size_t bp_collect_devices(const struct bp_collect *c, uint32_t *kdevs, size_t max);
+/*
+ * Page ranges of device kdev: per inode, the pages added to the page cache,
+ * intersected with the accessed pages when the trace has access events;
+ * block-device entries (major 0, inode = kdev) become metadata ranges.
+ * Times are relative to the first event kept (0).
+ */
+errcode_t bp_collect_finish(struct bp_collect *c, uint32_t kdev, struct bp_collected *out,
+			    struct bp_err *err);
+void bp_collected_free(struct bp_collected *col);
+
+/* --- parse-text.c: the text of tracefs's "trace" file --------------------- */
+
+/*
+ * Parse a text trace into c. Lines of other events are skipped; a filemap
+ * line that cannot be parsed, or a line that is not an event, is an error
+ * (BP_ET_TRACE_CORRUPT, "NAME:LINE: reason"). Lost events ("[LOST n
+ * EVENTS]", or entries-in-buffer/entries-written) go to bp_collect_lost.
+ */
+errcode_t bp_parse_text(FILE *fp, const char *name, struct bp_collect *c, struct bp_err *err);
+
+/* --- resolve.c: inodes and page ranges to files and physical extents ------ */
+
+struct bp_resolve_stats {
+	uint64_t files, deleted, nonreg, written, unnamed;
+};
+
+/*
+ * Open devpath read-only with libext2fs and turn col into t: UUID, block
+ * size, files (generation, size, mtime, path, physical offsets) and
+ * metadata. Files modified at or after written_after (nanoseconds since
+ * the epoch, INT64_MIN: no check), deleted and non-regular inodes are dropped.
+ */
+errcode_t bp_resolve(const struct bp_collected *col, const char *devpath, int64_t written_after,
+		     struct bp_trace *t, struct bp_resolve_stats *st, struct bp_err *err);
+
+/* --- tracefs.c: a tracefs instance of our own ------------------------------ */
+
+#define BP_EV_NAMES_MAX 8
+
+struct bp_tracefs {
+	char root[512];		/* the tracefs mount */
+	char dir[PATH_MAX];	/* our instance, or root for the top buffer */
+	int instance;		/* dir is an instance we created */
+	unsigned int enabled;	/* bit i: bp_tracefs_events[i] enabled */
+	unsigned int missing;	/* bit i: bp_tracefs_events[i] not in this kernel */
+	int on_fd;		/* tracing_on, kept open for signal handlers */
+};
+
+/* "filemap/mm_filemap_add_to_page_cache", …; index 0 is required. */
+extern const char *const bp_tracefs_events[];
+extern const unsigned int bp_tracefs_nevents;
+#define BP_TRACEFS_ACCESS_MASK 0xeU	/* get_pages, map_pages, fault */
+
+/* Find tracefs, mounting it on /sys/kernel/tracing if needed. */
+errcode_t bp_tracefs_open(struct bp_tracefs *tf, struct bp_err *err);
+/* Remove instances of earlier runs whose process is gone. */
+void bp_tracefs_reap(const struct bp_tracefs *tf);
+/*
+ * Create instance "bootpack-PID" with buffer_kb per CPU, enable the events
+ * that exist (filtered to kdev when kdev != 0), tracing off until start.
+ */
+errcode_t bp_tracefs_create(struct bp_tracefs *tf, unsigned int buffer_kb, uint32_t kdev,
+			    struct bp_err *err);
+/* Use the top-level buffer (boot trace), without creating anything. */
+errcode_t bp_tracefs_top(struct bp_tracefs *tf, struct bp_err *err);
+errcode_t bp_tracefs_start(struct bp_tracefs *tf, struct bp_err *err);
+/* Async-signal-safe: tracing_on = 0. */
+void bp_tracefs_stop(struct bp_tracefs *tf);
+/* Events lost to overruns and drops, summed over CPUs. */
+errcode_t bp_tracefs_lost(const struct bp_tracefs *tf, uint64_t *lost, struct bp_err *err);
+/* Parse the instance's text trace into c. */
+errcode_t bp_tracefs_read(const struct bp_tracefs *tf, struct bp_collect *c, struct bp_err *err);
+/* Disable our events; remove the instance if we created it. Idempotent. */
+void bp_tracefs_close(struct bp_tracefs *tf);
+
+#endif /* BP_TRACE_ENGINE_H */
