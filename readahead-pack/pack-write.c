@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * pack-write.c --- serialize a readahead pack and save it atomically
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "pack-write.h"
+
+/* Check what the parser checks, so the writer never produces a refused pack. */
+static errcode_t check_input(const struct bp_pack_wdata *d, uint64_t *strtab_size,
+			     uint64_t *total, struct bp_err *err)
+{
+	uint64_t st = 0, sum = 0, prev_end = 0, prev_phys = 0;
+	size_t i;
+
+	if (d->nmeta > BP_PACK_MAX_META || d->nentries > BP_PACK_MAX_ENTRIES ||
+	    d->npaths > BP_PACK_MAX_ENTRIES)
+		return bp_err_set(err, E2BIG, "too many records for one pack (at most %u)",
+				  BP_PACK_MAX_ENTRIES);
+	if (d->block_size < 1024 || d->block_size > 65536 ||
+	    (d->block_size & (d->block_size - 1)))
+		return bp_err_set(err, EINVAL, "bad block size %u", d->block_size);
+	for (i = 0; i < d->npaths; i++) {
+		size_t len = strlen(d->paths[i]);
+
+		if (!bp_pack_path_ok(d->paths[i], len))
+			return bp_err_set(err, EINVAL, "path '%s' is not absolute and normalized",
+					  d->paths[i]);
+		st += len + 1;
+	}
+	if (st > BP_PACK_MAX_STRTAB)
+		return bp_err_set(err, E2BIG, "paths too long for one pack (%llu bytes)",
+				  (unsigned long long)st);
+	for (i = 0; i < d->nmeta; i++) {
+		const struct bp_pack_meta *m = &d->meta[i];
+
+		if (m->length == 0 || m->length > BP_PACK_MAX_RANGE ||
+		    m->offset > UINT64_MAX - m->length || (i && m->offset < prev_end))
+			return bp_err_set(err, EINVAL, "metadata range %zu is empty, too long, "
+					  "unsorted or overlapping", i);
+		prev_end = m->offset + m->length;
+		sum += m->length;
+	}
+	for (i = 0; i < d->nentries; i++) {
+		const struct bp_pack_wentry *e = &d->entries[i];
+
+		if (e->length == 0 || e->length > BP_PACK_MAX_RANGE ||
+		    e->offset > UINT64_MAX - e->length || e->phys == BP_PACK_PHYS_NONE ||
+		    e->phys > UINT64_MAX - e->length)
+			return bp_err_set(err, EINVAL, "entry %zu: bad range", i);
+		if (i && e->phys < prev_phys)
+			return bp_err_set(err, EINVAL, "entry %zu: not sorted by physical position", i);
+		if (e->file >= d->npaths)
+			return bp_err_set(err, EINVAL, "entry %zu: no such path", i);
+		prev_phys = e->phys;
+		sum += e->length;
+	}
+	for (i = 0; i < d->nmeta; i++)
+		if (d->meta[i].budget_pos < d->meta[i].length || d->meta[i].budget_pos > sum)
+			return bp_err_set(err, EINVAL, "metadata range %zu: bad budget position", i);
+	for (i = 0; i < d->nentries; i++)
+		if (d->entries[i].budget_pos < d->entries[i].length ||
+		    d->entries[i].budget_pos > sum)
+			return bp_err_set(err, EINVAL, "entry %zu: bad budget position", i);
+	if (d->budget && sum > d->budget)
+		return bp_err_set(err, EINVAL, "%llu bytes exceed the budget of %llu",
+				  (unsigned long long)sum, (unsigned long long)d->budget);
+	*strtab_size = st;
+	*total = sum;
+	return 0;
+}
+
+static void put_header(uint8_t *h, const struct bp_pack_wdata *d, uint32_t incompat,
+		       uint64_t total, uint64_t body_size, uint64_t raw_size, uint32_t strtab_size,
+		       uint32_t body_crc)
+{
+	uLong crc;
+
+	memset(h, 0, BP_PACK_HDR_SIZE);
+	memcpy(h + BP_PACK_OFF_MAGIC, BP_PACK_MAGIC, BP_PACK_MAGIC_LEN);
+	bp_put_le32(h + BP_PACK_OFF_VERSION, BP_PACK_VERSION);
+	bp_put_le32(h + BP_PACK_OFF_HDR_SIZE, BP_PACK_HDR_SIZE);
+	bp_put_le32(h + BP_PACK_OFF_COMPAT, d->feature_compat);
+	bp_put_le32(h + BP_PACK_OFF_INCOMPAT, incompat);
+	bp_put_le32(h + BP_PACK_OFF_RO_COMPAT, 0);
+	memcpy(h + BP_PACK_OFF_UUID, d->uuid, 16);
+	bp_put_le32(h + BP_PACK_OFF_BLOCK_SIZE, d->block_size);
+	bp_put_le32(h + BP_PACK_OFF_DEV_MAJOR, d->dev_major);
+	bp_put_le32(h + BP_PACK_OFF_DEV_MINOR, d->dev_minor);
+	bp_put_le32(h + BP_PACK_OFF_BODY_CRC, body_crc);
+	bp_put_le64(h + BP_PACK_OFF_CREATED, (uint64_t)d->created);
+	bp_put_le64(h + BP_PACK_OFF_BUDGET, d->budget);
+	bp_put_le64(h + BP_PACK_OFF_TOTAL_BYTES, total);
+	bp_put_le64(h + BP_PACK_OFF_CUT_BYTES, d->cut_bytes);
+	bp_put_le64(h + BP_PACK_OFF_BODY_SIZE, body_size);
+	bp_put_le64(h + BP_PACK_OFF_BODY_RAW_SIZE, raw_size);
+	bp_put_le32(h + BP_PACK_OFF_NMETA, (uint32_t)d->nmeta);
+	bp_put_le32(h + BP_PACK_OFF_NENTRIES, (uint32_t)d->nentries);
+	bp_put_le32(h + BP_PACK_OFF_STRTAB_SIZE, strtab_size);
+	bp_put_le32(h + BP_PACK_OFF_NFILES, (uint32_t)d->npaths);
+	crc = crc32(crc32(0L, Z_NULL, 0), h, BP_PACK_HDR_SIZE);	/* crc field is still 0 */
+	bp_put_le32(h + BP_PACK_OFF_HEADER_CRC, (uint32_t)crc);
+}
+
+static void put_body(uint8_t *b, const struct bp_pack_wdata *d, const uint32_t *path_off)
+{
+	size_t i;
+
+	for (i = 0; i < d->nmeta; i++, b += BP_PACK_META_SIZE) {
+		bp_put_le64(b, d->meta[i].offset);
+		bp_put_le64(b + 8, d->meta[i].length);
+		bp_put_le64(b + 16, d->meta[i].budget_pos);
+	}
+	for (i = 0; i < d->nentries; i++, b += BP_PACK_ENTRY_SIZE) {
+		const struct bp_pack_wentry *e = &d->entries[i];
+
+		bp_put_le64(b, e->offset);
+		bp_put_le64(b + 8, e->length);
+		bp_put_le64(b + 16, e->phys);
+		bp_put_le64(b + 24, e->budget_pos);
+		bp_put_le64(b + 32, e->size);
+		bp_put_le64(b + 40, (uint64_t)e->mtime_sec);
+		bp_put_le32(b + 48, e->mtime_nsec);
+		bp_put_le32(b + 52, e->ino);
+		bp_put_le32(b + 56, e->generation);
+		bp_put_le32(b + 60, path_off[e->file]);
+		bp_put_le32(b + 64, (uint32_t)strlen(d->paths[e->file]));
+		bp_put_le32(b + 68, e->flags);
+	}
+	for (i = 0; i < d->npaths; i++) {
+		size_t len = strlen(d->paths[i]) + 1;
+
+		memcpy(b, d->paths[i], len);
+		b += len;
+	}
+}
+
+errcode_t bp_pack_serialize(const struct bp_pack_wdata *d, void **ret_buf, size_t *ret_len,
+			    struct bp_err *err)
+{
+	uint64_t strtab_size = 0, total = 0, raw_size, off;
+	uint32_t *path_off = NULL;
+	uint8_t *raw = NULL, *out = NULL;
+	uint32_t incompat = 0;
+	uLongf zlen;
+	size_t i, out_len;
+	errcode_t rc;
+
+	*ret_buf = NULL;
+	*ret_len = 0;
+	rc = check_input(d, &strtab_size, &total, err);
+	if (rc)
+		return rc;
+	raw_size = (uint64_t)d->nmeta * BP_PACK_META_SIZE +
+		   (uint64_t)d->nentries * BP_PACK_ENTRY_SIZE + strtab_size;
+	if (raw_size > BP_PACK_MAX_BODY)
+		return bp_err_set(err, E2BIG, "pack body of %llu bytes exceeds the limit",
+				  (unsigned long long)raw_size);
+	path_off = malloc((d->npaths ? d->npaths : 1) * sizeof(*path_off));
+	raw = malloc(raw_size ? raw_size : 1);
+	if (!path_off || !raw) {
+		rc = bp_err_set(err, ENOMEM, "out of memory serializing the pack");
+		goto out;
+	}
+	for (i = 0, off = 0; i < d->npaths; i++) {
+		path_off[i] = (uint32_t)off;
+		off += strlen(d->paths[i]) + 1;
+	}
+	put_body(raw, d, path_off);
+
+	if (d->compress != BP_PACK_COMPRESS_NEVER) {
+		zlen = compressBound((uLong)raw_size);
+		out = malloc(BP_PACK_HDR_SIZE + zlen);
+		if (!out) {
+			rc = bp_err_set(err, ENOMEM, "out of memory compressing the pack");
+			goto out;
+		}
+		if (compress2(out + BP_PACK_HDR_SIZE, &zlen, raw, (uLong)raw_size,
+			      Z_BEST_COMPRESSION) != Z_OK) {
+			rc = bp_err_set(err, EIO, "deflate failed");
+			goto out;
+		}
+		if (d->compress == BP_PACK_COMPRESS_ALWAYS || zlen < raw_size) {
+			incompat |= BP_PACK_INCOMPAT_DEFLATE;
+			out_len = BP_PACK_HDR_SIZE + zlen;
+		} else {
+			free(out);
+			out = NULL;
+		}
+	}
+	if (!out) {
+		out = malloc(BP_PACK_HDR_SIZE + raw_size);
+		if (!out) {
+			rc = bp_err_set(err, ENOMEM, "out of memory serializing the pack");
+			goto out;
+		}
+		memcpy(out + BP_PACK_HDR_SIZE, raw, raw_size);
+		out_len = BP_PACK_HDR_SIZE + raw_size;
+	}
+	put_header(out, d, incompat, total, out_len - BP_PACK_HDR_SIZE, raw_size,
+		   (uint32_t)strtab_size,
+		   (uint32_t)crc32(crc32(0L, Z_NULL, 0), out + BP_PACK_HDR_SIZE,
+				   (uInt)(out_len - BP_PACK_HDR_SIZE)));
+	*ret_buf = out;
+	*ret_len = out_len;
+	out = NULL;
+out:
+	free(out);
+	free(raw);
+	free(path_off);
+	return rc;
+}
+
+static errcode_t write_all(int fd, const uint8_t *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+errcode_t bp_pack_save(const char *path, const void *buf, size_t len, struct bp_err *err)
+{
+	char *tmp = NULL, *dir = NULL, *slash;
+	errcode_t rc;
+	int fd, dfd;
+
+	if (asprintf(&tmp, "%s.tmp-XXXXXX", path) < 0)
+		return bp_err_set(err, ENOMEM, "out of memory");
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		rc = bp_err_set(err, errno, "%s: cannot create %s: %s", path, tmp, strerror(errno));
+		free(tmp);
+		return rc;
+	}
+	rc = write_all(fd, buf, len);
+	if (!rc && fchmod(fd, 0644) < 0)
+		rc = errno;
+	if (!rc && fsync(fd) < 0)
+		rc = errno;
+	if (close(fd) < 0 && !rc)
+		rc = errno;
+	if (rc) {
+		bp_err_set(err, rc, "%s: cannot write %s: %s", path, tmp, strerror((int)rc));
+		unlink(tmp);
+		free(tmp);
+		return rc;
+	}
+	if (rename(tmp, path) < 0) {
+		rc = bp_err_set(err, errno, "%s: cannot rename %s: %s", path, tmp, strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		return rc;
+	}
+	free(tmp);
+	/* Make the rename durable. */
+	dir = strdup(path);
+	if (dir) {
+		slash = strrchr(dir, '/');
+		if (slash == dir)
+			slash[1] = '\0';
+		else if (slash)
+			*slash = '\0';
+		dfd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd >= 0) {
+			fsync(dfd);
+			close(dfd);
+		}
+		free(dir);
+	}
+	return 0;
+}
