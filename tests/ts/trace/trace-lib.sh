@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# trace-lib.sh --- helpers shared by the tests/ts/trace cases (sourced, not a test)
+
+BP_TRACE_HELPERS=$top_builddir/tests/ts/trace
+
+# tr_image VAR: a private ext4 fixture plus the test files, path in VAR.
+#   /data/plain.bin   1 MiB, read with dd
+#   /data/mapped.bin  1 MiB, read through mmap
+#   /data/untouched.bin, never read
+#   /usr/bin/bp-hello a static program, executed
+tr_image() {
+	local _img
+	_img=$(bp_fixture ext4)
+	head -c 1048576 /dev/urandom >"$BP_TMPDIR/plain.bin"
+	head -c 1048576 /dev/urandom >"$BP_TMPDIR/mapped.bin"
+	head -c 65536 /dev/urandom >"$BP_TMPDIR/untouched.bin"
+	debugfs -w "$_img" >/dev/null 2>&1 <<-DEBUGFS
+	mkdir /data
+	write $BP_TMPDIR/plain.bin /data/plain.bin
+	write $BP_TMPDIR/mapped.bin /data/mapped.bin
+	write $BP_TMPDIR/untouched.bin /data/untouched.bin
+	write $BP_TRACE_HELPERS/bp-hello /usr/bin/bp-hello
+	sif /usr/bin/bp-hello mode 0100755
+	DEBUGFS
+	debugfs -R "stat /usr/bin/bp-hello" "$_img" 2>/dev/null | grep -q "Mode:  0755" ||
+		bp_fail "debugfs could not add the test files"
+	bp_fsck_clean "$_img"
+	printf -v "$1" '%s' "$_img"
+}
+
+# tr_cold LOOP KB: set read_ahead_kb and drop every cache of the device.
+tr_cold() {
+	echo "$2" >"/sys/block/$(basename "$1")/queue/read_ahead_kb"
+	sync
+	blockdev --flushbufs "$1"
+	echo 3 >/proc/sys/vm/drop_caches
+}
+
+# tr_ranges TRACE: "path offset length" per R line, in file order.
+tr_ranges() {
+	awk '/^F /{p=$6} /^R /{print p, $2, $3}' "$1"
+}
+
+# tr_files TRACE: the files in first-access order.
+tr_files() {
+	awk '/^F /{print $6}' "$1"
+}
+
+# tr_meta_covers TRACE OFFSET: true if an M range holds the byte OFFSET.
+tr_meta_covers() {
+	awk -v o="$2" '/^M /{ if (o >= $2 && o < $2 + $3) f = 1 } END { exit !f }' "$1"
+}
+
+# tr_dir_blocks IMG DIR: the physical byte offsets of DIR's blocks.
+tr_dir_blocks() {
+	local bs
+	bs=$(dumpe2fs -h "$1" 2>/dev/null | awk -F: '/^Block size/{gsub(/ /, "", $2); print $2}')
+	debugfs -R "blocks $2" "$1" 2>/dev/null | tr ' ' '\n' | awk -v bs="$bs" 'NF{print $1 * bs}'
+}
+
+# tr_no_instance: fail if a bootpack tracefs instance is left behind.
+tr_no_instance() {
+	local tfs
+	tfs=$(bp_tracefs)
+	if ls -d "$tfs"/instances/bootpack-* >/dev/null 2>&1; then
+		ls -d "$tfs"/instances/bootpack-*
+		bp_fail "a tracefs instance was left behind"
+	fi
+}
