@@ -30,13 +30,15 @@ export LC_ALL=C TZ=UTC E2FSCK_CONFIG=/dev/null BLKID_FILE=/dev/null E2FSPROGS_SK
 
 die() { echo "crash-driver: $*" >&2; exit 2; }
 
-# hash_files IMG: "sha256  /path" of every regular file, through debugfs rdump.
-hash_files() {
-	local d
-	d=$(mktemp -d "$CD_WORK/rdump.XXXXXX")
-	debugfs -R "rdump / $d" "$1" >/dev/null 2>&1 || { rm -rf "$d"; return 1; }
-	(cd "$d" && find . -type f -print0 | sort -z | xargs -0r sha256sum | sed 's|  \./|  /|')
-	rm -rf "$d"
+# rdump_tree IMG DIR: every file of IMG under DIR, read through libext2fs.
+rdump_tree() {
+	mkdir -p "$2"
+	debugfs -R "rdump / $2" "$1" >/dev/null 2>&1
+}
+
+# sha_tree DIR: "sha256  /path" of every regular file under DIR, sorted.
+sha_tree() {
+	(cd "$1" && find . -type f -print0 | sort -z | xargs -0r sha256sum | sed 's|  \./|  /|')
 }
 
 # Preen messages a crash may leave (relayout-safety.md §3, PR_PREEN_OK):
@@ -45,6 +47,7 @@ hash_files() {
 # own status lines. Anything else is a finding.
 ALLOWED='^$
 ^[0-9]+/[0-9]+ files \([0-9.]+% non-contiguous\), [0-9]+/[0-9]+ blocks$
+^clean, [0-9]+/[0-9]+ files, [0-9]+/[0-9]+ blocks$
 check forced\.$
 ^\*+ FILE SYSTEM WAS MODIFIED \*+$
 ^FIXED\.$
@@ -69,8 +72,8 @@ one() {
 	seed:*) env+=(BP_CRASH_SEED="${mode#seed:}") ;;
 	torn:*) env+=(BP_CRASH_SEED="${mode#torn:}" BP_CRASH_TORN=1) ;;
 	esac
-	img=$CD_WORK/run-$n-${mode/:/-}.img
-	out=${img%.img}
+	img=$CD_SCRATCH/run-$n-${mode/:/-}.img
+	out=$CD_WORK/run-$n-${mode/:/-}
 	cp --sparse=always "$CD_IMAGE" "$img"
 	rc=0
 	env "${env[@]}" "${CD_CMD[@]//@IMG@/$img}" >"$out.prog" 2>&1 || rc=$?
@@ -88,11 +91,14 @@ one() {
 		grep -vE -e "^e2fsck [0-9.]+ \(" | grep -vE -f <(printf '%s\n' "$ALLOWED") |
 		head -n1) || true
 	[ -z "$bad" ] || why+=" transcript=\"$bad\""
-	if ! hash_files "$img" >"$out.sha" 2>/dev/null; then
+	# Byte-equal files have equal SHA-256; hash only to count the differences.
+	if ! rdump_tree "$img" "$img.d"; then
 		why+=" rdump-failed"
-	elif ! cmp -s "$out.sha" "$CD_WORK/base.sha"; then
-		why+=" hashes=$(diff "$out.sha" "$CD_WORK/base.sha" | grep -c '^<')"
+	elif ! diff -rq --no-dereference "$CD_SCRATCH/base.d" "$img.d" >/dev/null 2>&1; then
+		sha_tree "$img.d" >"$out.sha"
+		why+=" hashes=$(diff "$out.sha" "$CD_WORK/base.sha" | grep -c '^<' || true)"
 	fi
+	rm -rf "$img.d"
 	rm -f "$img"
 	if [ -z "$why" ]; then
 		rm -f "$out.prog" "$out.p" "$out.fn" "$out.sha"
@@ -137,34 +143,41 @@ CD_CMD_Q=$(printf '%q ' "$@")
 CD_LABEL=$(dumpe2fs -h "$CD_IMAGE" 2>/dev/null | sed -n 's/^Filesystem volume name: *//p')
 [ "$CD_LABEL" != "<none>" ] || CD_LABEL=""
 CD_LABEL=${CD_LABEL:-/nonexistent-label}
-export CD_IMAGE CD_WORK CD_CMD_Q CD_LABEL
+# Images and rdump trees go to tmpfs when there is one (runs are I/O bound).
+shm=/dev/shm
+[ -d "$shm" ] && [ -w "$shm" ] || shm=$CD_WORK
+CD_SCRATCH=$(mktemp -d "$shm/bp-crash.XXXXXX")
+trap 'rm -rf "$CD_SCRATCH"' EXIT
+export CD_IMAGE CD_WORK CD_SCRATCH CD_CMD_Q CD_LABEL
 
 # The base image and its hashes.
 rc=0
 e2fsck -fn "$CD_IMAGE" >"$CD_WORK/base.fn" 2>&1 || rc=$?
 [ $rc -eq 0 ] || { cat "$CD_WORK/base.fn" >&2; die "$CD_IMAGE: e2fsck -fn exited $rc before any crash"; }
-hash_files "$CD_IMAGE" >"$CD_WORK/base.sha" || die "$CD_IMAGE: debugfs rdump failed"
+rdump_tree "$CD_IMAGE" "$CD_SCRATCH/base.d" || die "$CD_IMAGE: debugfs rdump failed"
+sha_tree "$CD_SCRATCH/base.d" >"$CD_WORK/base.sha"
 
 # A complete run counts the writes; its result must pass the oracle too.
-cp --sparse=always "$CD_IMAGE" "$CD_WORK/count.img"
+cp --sparse=always "$CD_IMAGE" "$CD_SCRATCH/count.img"
 rc=0
-BP_CRASH_COUNT=$CD_WORK/count "${CD_CMD[@]//@IMG@/$CD_WORK/count.img}" >"$CD_WORK/count.prog" 2>&1 || rc=$?
+BP_CRASH_COUNT=$CD_WORK/count "${CD_CMD[@]//@IMG@/$CD_SCRATCH/count.img}" >"$CD_WORK/count.prog" 2>&1 || rc=$?
 [ $rc -eq 0 ] || { cat "$CD_WORK/count.prog" >&2; die "$name: the uninterrupted run exited $rc"; }
 W=$(sed -n 's/^writes //p' "$CD_WORK/count")
 F=$(sed -n 's/^flushes //p' "$CD_WORK/count")
 [ -n "$W" ] && [ "$W" -gt 0 ] || die "$name: the uninterrupted run wrote nothing"
 rc=0
-e2fsck -fn "$CD_WORK/count.img" >"$CD_WORK/count.fn" 2>&1 || rc=$?
+e2fsck -fn "$CD_SCRATCH/count.img" >"$CD_WORK/count.fn" 2>&1 || rc=$?
 if [ $rc -ne 0 ]; then
 	cat "$CD_WORK/count.fn" >&2
 	[ $expect_fail = 1 ] || die "$name: e2fsck -fn exited $rc after the uninterrupted run"
 fi
-hash_files "$CD_WORK/count.img" >"$CD_WORK/count.sha" || die "$name: debugfs rdump failed after the uninterrupted run"
-if ! cmp -s "$CD_WORK/count.sha" "$CD_WORK/base.sha" && [ $expect_fail = 0 ]; then
-	diff "$CD_WORK/base.sha" "$CD_WORK/count.sha" >&2 || true
+rdump_tree "$CD_SCRATCH/count.img" "$CD_SCRATCH/count.d" ||
+	die "$name: debugfs rdump failed after the uninterrupted run"
+if ! diff -rq --no-dereference "$CD_SCRATCH/base.d" "$CD_SCRATCH/count.d" >&2 && [ $expect_fail = 0 ]; then
 	die "$name: file contents changed by the uninterrupted run"
 fi
-rm -f "$CD_WORK/count.img"
+rm -rf "$CD_SCRATCH/count.d"
+rm -f "$CD_SCRATCH/count.img"
 
 # Crash points: all, or an even spread with the first and the last.
 points=()
