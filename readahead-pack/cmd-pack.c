@@ -1,16 +1,241 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * cmd-pack.c --- bootpack pack (not built yet)
+ * cmd-pack.c --- bootpack pack: write the readahead pack from a trace
  */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "bp_et.h"
 #include "cli.h"
+#include "devspec.h"
+#include "jsonwrt.h"
+#include "log.h"
+#include "pack-build.h"
+#include "strutils.h"
+
+static void usage(void)
+{
+	printf("Usage:\n"
+	       " bootpack pack --trace <trace> [options] <device>\n"
+	       "\n"
+	       "Write the readahead pack that bootpack-read streams at boot: the traced\n"
+	       "metadata and file ranges, looked up again on the filesystem (read-only), cut\n"
+	       "to the budget in first-access order, sorted by physical position.\n"
+	       "\n"
+	       "Options:\n"
+	       " -t, --trace <file>        the trace (bootpack trace -o)\n"
+	       " -o, --output <file>       write the pack here [" BP_PACK_DEFAULT_PATH "]\n"
+	       " -B, --budget <size>       read at most this much at boot [75M]; 0: no limit\n"
+	       "     --compress=<when>     deflate the pack body: auto (when smaller), always,\n"
+	       "                           never [auto]\n"
+	       " -J, --json                print the summary as one JSON object\n"
+	       " -b, --bytes               print sizes in bytes\n"
+	       " -h, --help                display this help\n"
+	       "\n"
+	       "<device> is the filesystem the trace was taken on: a device, an image file,\n"
+	       "UUID=… or LABEL=…. It may be mounted; nothing is written to it.\n"
+	       "\n"
+	       "For more details see bootpack-pack(8) and bootpack-pack(5).\n");
+}
+
+static const char *size_str(uint64_t v, int bytes, char *buf, size_t len)
+{
+	if (bytes) {
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+		return buf;
+	}
+	return bp_size_human(v, buf, len);
+}
+
+static void print_summary(const char *out, const struct bp_pack_report *r,
+			  const struct bp_pack_opts *o, int json, int bytes)
+{
+	uint64_t entries = r->nmeta + r->nentries;
+	double per = entries ? (double)r->pack_size / (double)entries : 0;
+	char b1[32], b2[32], b3[32], b4[32];
+	int i;
+
+	if (json) {
+		struct bp_json j;
+
+		bp_json_init(&j, stdout, 1);
+		bp_json_open_object(&j, NULL);
+		bp_json_open_object(&j, "pack");
+		bp_json_string(&j, "path", out);
+		bp_json_u64(&j, "size", r->pack_size);
+		bp_json_u64(&j, "body_raw_size", r->body_raw_size);
+		bp_json_bool(&j, "compressed", r->compressed);
+		bp_json_u64(&j, "budget", o->budget);
+		bp_json_u64(&j, "meta_ranges", r->nmeta);
+		bp_json_u64(&j, "entries", r->nentries);
+		bp_json_u64(&j, "files", r->nfiles);
+		bp_json_u64(&j, "meta_bytes", r->meta_bytes);
+		bp_json_u64(&j, "file_bytes", r->file_bytes);
+		bp_json_u64(&j, "bytes", r->meta_bytes + r->file_bytes);
+		bp_json_u64(&j, "cut_ranges", r->cut_ranges);
+		bp_json_u64(&j, "cut_bytes", r->cut_bytes);
+		bp_json_double(&j, "bytes_per_entry", per);
+		bp_json_u64(&j, "files_traced", r->files_traced);
+		bp_json_u64(&j, "files_changed", r->files_changed);
+		bp_json_open_object(&j, "files_skipped");
+		for (i = 0; i < BP_PACK_SKIP_NR; i++)
+			bp_json_u64(&j, bp_pack_skip_name(i), r->files_skipped[i]);
+		bp_json_close_object(&j);
+		bp_json_close_object(&j);
+		bp_json_finish(&j);
+		return;
+	}
+	printf("%s: %llu entries (%llu files) + %llu metadata ranges, %s to read\n", out,
+	       (unsigned long long)r->nentries, (unsigned long long)r->nfiles,
+	       (unsigned long long)r->nmeta,
+	       size_str(r->meta_bytes + r->file_bytes, bytes, b1, sizeof(b1)));
+	printf("  budget %s, cut %llu ranges (%s)\n",
+	       o->budget ? size_str(o->budget, bytes, b2, sizeof(b2)) : "none",
+	       (unsigned long long)r->cut_ranges, size_str(r->cut_bytes, bytes, b3, sizeof(b3)));
+	printf("  pack %s%s, %.1f bytes per entry\n", size_str(r->pack_size, bytes, b4, sizeof(b4)),
+	       r->compressed ? " (deflate)" : "", per);
+	printf("  files: %llu traced, %llu changed since the trace", (unsigned long long)r->files_traced,
+	       (unsigned long long)r->files_changed);
+	for (i = 0; i < BP_PACK_SKIP_NR; i++)
+		if (r->files_skipped[i])
+			printf(", %llu %s", (unsigned long long)r->files_skipped[i],
+			       bp_pack_skip_name(i));
+	printf("\n");
+}
+
+/* mkdir -p for the default location only (/var/lib/bootpack). */
+static int ensure_default_dir(const char *out)
+{
+	if (strcmp(out, BP_PACK_DEFAULT_PATH) != 0)
+		return 0;
+	if (mkdir("/var/lib/bootpack", 0755) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
 
 int cmd_pack(int argc, char **argv)
 {
-	return bp_not_built(argc, argv,
-		"Usage:\n"
-		" bootpack pack --trace <trace> [--budget <size>] -o <pack> <device>\n"
-		"\n"
-		"Write the readahead pack that bootpack-read streams at boot.\n"
-		"\n"
-		"For more details see bootpack-pack(8).\n");
+	enum { OPT_COMPRESS = OPT_COMMON_BASE };
+	static const struct option longopts[] = {
+		{ "trace", required_argument, NULL, 't' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "budget", required_argument, NULL, 'B' },
+		{ "compress", required_argument, NULL, OPT_COMPRESS },
+		{ "json", no_argument, NULL, 'J' },
+		{ "bytes", no_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bp_pack_opts o = { .output = BP_PACK_DEFAULT_PATH, .budget = BP_PACK_DEFAULT_BUDGET };
+	struct bp_pack_report rep;
+	struct bp_err err = { 0 };
+	struct bp_trace *t = NULL;
+	struct bp_dev dev = { 0 };
+	const char *trace = NULL;
+	ext2_filsys fs = NULL;
+	int c, json = 0, bytes = 0, ret, r;
+	errcode_t rc;
+
+	while ((c = getopt_long(argc, argv, "t:o:B:Jbh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			trace = optarg;
+			break;
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'B':
+			if (bp_parse_size(optarg, &o.budget) < 0) {
+				bp_log_error("pack: invalid budget '%s' (a size such as 75M)", optarg);
+				return bp_errtryhelp("pack");
+			}
+			break;
+		case OPT_COMPRESS:
+			if (strcmp(optarg, "auto") == 0)
+				o.compress = BP_PACK_COMPRESS_AUTO;
+			else if (strcmp(optarg, "always") == 0)
+				o.compress = BP_PACK_COMPRESS_ALWAYS;
+			else if (strcmp(optarg, "never") == 0)
+				o.compress = BP_PACK_COMPRESS_NEVER;
+			else {
+				bp_log_error("pack: unknown --compress value '%s' (use auto, always "
+					     "or never)", optarg);
+				return bp_errtryhelp("pack");
+			}
+			break;
+		case 'J':
+			json = 1;
+			break;
+		case 'b':
+			bytes = 1;
+			break;
+		case 'h':
+			usage();
+			return BP_EX_OK;
+		default:
+			return bp_errtryhelp("pack");
+		}
+	}
+	if (!trace) {
+		bp_log_error("pack: no trace given (--trace FILE)");
+		return bp_errtryhelp("pack");
+	}
+	if (optind != argc - 1) {
+		bp_log_error("pack: exactly one device expected");
+		return bp_errtryhelp("pack");
+	}
+
+	rc = bp_trace_load(trace, &t, &err);
+	if (rc) {
+		bp_log_error("%s", bp_err_str(&err));
+		return rc == ENOENT || rc == BP_ET_TRACE_CORRUPT ? BP_EX_STALE : BP_EX_FAILURE;
+	}
+	if (bp_dev_resolve(argv[optind], &dev, &err) || bp_dev_require_ext(&dev, &err)) {
+		ret = bp_fail(&err);
+		goto out;
+	}
+	if (dev.is_blockdev) {
+		struct stat st;
+
+		if (stat(dev.path, &st) == 0) {
+			o.dev_major = major(st.st_rdev);
+			o.dev_minor = minor(st.st_rdev);
+		}
+	}
+	rc = bp_pack_open_fs(dev.path, &fs, &err);
+	if (rc) {
+		ret = bp_fail(&err);
+		goto out;
+	}
+	r = ensure_default_dir(o.output);
+	if (r < 0) {
+		bp_log_error("/var/lib/bootpack: cannot create: %s", strerror(-r));
+		ret = BP_EX_FAILURE;
+		goto out;
+	}
+	rc = bp_pack_build_write(fs, t, &o, &rep, &err);
+	if (rc) {
+		if (rc == BP_ET_TRACE_MISMATCH)
+			bp_log_error("%s: %s", trace, bp_err_str(&err));
+		else
+			bp_log_error("%s", bp_err_str(&err));
+		ret = bp_exit_code(rc);
+		goto out;
+	}
+	if (rep.nentries + rep.nmeta == 0)
+		bp_log_warn("%s: the pack is empty: none of the traced files is on %s any more",
+			    o.output, dev.spec);
+	print_summary(o.output, &rep, &o, json, bytes);
+	ret = BP_EX_OK;
+out:
+	if (fs)
+		ext2fs_close_free(&fs);
+	bp_dev_free(&dev);
+	bp_trace_free(t);
+	return ret;
 }

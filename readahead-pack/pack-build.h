@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * pack-build.h --- build a readahead pack from a trace and a filesystem
+ *
+ * The engine behind `bootpack pack`, also meant for relayout: after it moved
+ * blocks, relayout calls bp_pack_build_write() on its still-open filesystem
+ * so the pack describes the new layout:
+ *
+ *	struct bp_pack_opts po = { .output = BP_PACK_DEFAULT_PATH,
+ *				   .budget = BP_PACK_DEFAULT_BUDGET,
+ *				   .compat = BP_PACK_COMPAT_RELAYOUT };
+ *	rc = bp_pack_build_write(fs, trace, &po, NULL, &err);
+ *
+ * Each traced file is looked up again by path with libext2fs (read-only):
+ * its current inode number, generation, size and mtime go into the pack,
+ * and each traced range is mapped to its current physical blocks
+ * (ext2fs_bmap2; holes and unwritten extents are not read) and split where
+ * it is not physically contiguous. Metadata ranges are taken from the trace
+ * (clamped to the filesystem). Budget: all ranges, metadata and file, are
+ * admitted in first-access order until the next one would exceed the
+ * budget; that one and all later ones are cut. The admitted entries are
+ * then sorted by physical position.
+ *
+ * Returns errcode_t (errno, libext2fs or BP_ET_* codes), fills err, never
+ * prints. BP_ET_TRACE_MISMATCH: the trace is of another filesystem (UUID).
+ */
+#ifndef BP_PACK_BUILD_H
+#define BP_PACK_BUILD_H
+
+#include <stdint.h>
+
+#include <ext2fs/ext2fs.h>
+
+#include "bperr.h"
+#include "pack-write.h"
+#include "tracefile.h"
+
+#define BP_PACK_DEFAULT_BUDGET (75ULL << 20)	/* 75 MiB */
+
+struct bp_pack_opts {
+	const char *output;		/* pack path (bp_pack_build_write) */
+	uint64_t budget;		/* bytes; 0: no limit */
+	enum bp_pack_compress compress;
+	uint32_t compat;		/* extra BP_PACK_COMPAT_* bits, e.g. RELAYOUT */
+	uint32_t dev_major, dev_minor;	/* 0:0: taken from the trace */
+	int64_t created;		/* 0: now */
+};
+
+/* Why traced files are not in the pack. */
+enum bp_pack_skip {
+	BP_PACK_SKIP_MISSING = 0,	/* path not found now */
+	BP_PACK_SKIP_NOT_REGULAR,	/* not a regular file now */
+	BP_PACK_SKIP_BAD_PATH,		/* not absolute and normalized */
+	BP_PACK_SKIP_NO_BLOCKS,		/* inline data, or only holes/unwritten in range */
+	BP_PACK_SKIP_CUT,		/* every range cut by the budget */
+	BP_PACK_SKIP_NR,
+};
+
+struct bp_pack_report {
+	uint64_t nmeta, nentries, nfiles;	/* in the pack */
+	uint64_t meta_bytes, file_bytes;	/* bytes to read */
+	uint64_t cut_ranges, cut_bytes;		/* left out by the budget */
+	uint64_t files_traced;
+	uint64_t files_changed;			/* ino/generation/size/mtime differ from the trace */
+	uint64_t files_skipped[BP_PACK_SKIP_NR];
+	uint64_t pack_size;			/* bytes of the pack file */
+	uint64_t body_raw_size;			/* bytes of the body before deflate */
+	int compressed;
+};
+
+/* Names of enum bp_pack_skip values ("missing", ...). */
+const char *bp_pack_skip_name(enum bp_pack_skip s);
+
+/* Build the pack bytes (malloc'd) for trace t on the open filesystem fs. */
+errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct bp_pack_opts *o,
+			void **ret_buf, size_t *ret_len, struct bp_pack_report *rep,
+			struct bp_err *err);
+
+/* bp_pack_build() then bp_pack_save() to o->output. rep may be NULL. */
+errcode_t bp_pack_build_write(ext2_filsys fs, const struct bp_trace *t,
+			      const struct bp_pack_opts *o, struct bp_pack_report *rep,
+			      struct bp_err *err);
+
+/* Open device read-only (libext2fs) for the functions above. */
+errcode_t bp_pack_open_fs(const char *device, ext2_filsys *ret, struct bp_err *err);
+
+/* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (lower case) into buf[37]. */
+void bp_pack_uuid_str(const uint8_t uuid[16], char *buf);
+
+#endif /* BP_PACK_BUILD_H */
