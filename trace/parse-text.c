@@ -26,6 +26,7 @@ struct text_ctx {
 	unsigned long line;
 	struct bp_err *err;
 	uint64_t last_ts;
+	uint64_t lost_header, lost_lines;
 };
 
 static errcode_t bad(struct text_ctx *x, const char *why)
@@ -209,7 +210,7 @@ static errcode_t parse_line(struct text_ctx *x, char *line, struct bp_collect *c
 		if (p) {
 			p += strlen("entries-written: ");
 			if (parse_dec(&p, &v) == 0 && *p++ == '/' && parse_dec(&p, &w) == 0 && w > v)
-				bp_collect_lost(c, w - v);
+				x->lost_header += w - v;
 		}
 		return 0;
 	}
@@ -220,7 +221,7 @@ static errcode_t parse_line(struct text_ctx *x, char *line, struct bp_collect *c
 		p += 6;
 		if (parse_dec(&p, &v) < 0)
 			return bad(x, "bad [LOST n EVENTS] line");
-		bp_collect_lost(c, v);
+		x->lost_lines += v;
 		return 0;
 	}
 	ev = (char *)find_event(line, &ts);
@@ -265,6 +266,8 @@ errcode_t bp_parse_text(FILE *fp, const char *name, struct bp_collect *c, struct
 	}
 	if (!rc && ferror(fp))
 		rc = bp_err_set(err, EIO, "%s: read error", name);
+	/* Both count the events the ring buffer lost; they may overlap. */
+	bp_collect_lost(c, MAX(x.lost_header, x.lost_lines));
 	free(line);
 	return rc;
 }

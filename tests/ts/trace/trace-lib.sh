@@ -67,3 +67,23 @@ tr_no_instance() {
 		bp_fail "a tracefs instance was left behind"
 	fi
 }
+
+# tr_render TEMPLATE IMG OUT: replace @INO:/path@ by the path's inode number
+# in IMG, in hex (as the filemap events print it).
+tr_render() {
+	local p ino script=
+	for p in $(grep -o '@INO:[^@]*@' "$1" | sort -u | sed 's/^@INO://; s/@$//'); do
+		ino=$(debugfs -R "stat $p" "$2" 2>/dev/null | awk '/^Inode:/{print $2; exit}')
+		[ -n "$ino" ] || bp_fail "tr_render: $p not in $2"
+		script+="s|@INO:$p@|$(printf %x "$ino")|g;"
+	done
+	sed "$script" "$1" >"$3"
+}
+
+# tr_ranges_merged TRACE: "path offset length" with ranges that touch joined
+# (R lines are also split where the file is split on disk).
+tr_ranges_merged() {
+	awk '/^F /{ if (n) print p, s, e - s; p = $6; n = 0 }
+	     /^R /{ if (n && $2 == e) { e = $2 + $3 } else { if (n) print p, s, e - s; s = $2; e = $2 + $3; n = 1 } }
+	     END { if (n) print p, s, e - s }' "$1"
+}
