@@ -158,6 +158,7 @@ static void print_json(const char *dev, const char *undo, const struct bp_relayo
 		bp_json_double(&j, "apply_seconds", r->apply_seconds);
 		bp_json_close_object(&j);
 	}
+	bp_json_close_object(&j);
 	bp_json_finish(&j);
 }
 

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include <ext2fs/ext2fs.h>
 
@@ -99,5 +100,28 @@ errcode_t rl_check_fs(ext2_filsys fs, const char *device, int force, struct bp_e
 		return bp_err_set(err, BP_ET_NOT_CLEAN,
 				  "%s: is not clean: %s; please run 'e2fsck -f %s' first", device,
 				  why, device);
+	return 0;
+}
+
+/* The trace must have been recorded on this filesystem. */
+errcode_t rl_check_trace(ext2_filsys fs, const struct bp_trace *t, const char *device,
+			     struct bp_err *err)
+{
+	const unsigned char *u = fs->super->s_uuid;
+	char uuid[37];
+
+	snprintf(uuid, sizeof(uuid),
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+		 u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
+		 u[14], u[15]);
+	if (t->hdr.uuid[0] && strcasecmp(t->hdr.uuid, uuid))
+		return bp_err_set(err, BP_ET_TRACE_MISMATCH,
+				  "%s: the trace was recorded on the filesystem with UUID %s, "
+				  "this one has UUID %s",
+				  device, t->hdr.uuid, uuid);
+	if (t->hdr.block_size && t->hdr.block_size != fs->blocksize)
+		return bp_err_set(err, BP_ET_TRACE_MISMATCH,
+				  "%s: the trace says block size %u, the filesystem has %u", device,
+				  t->hdr.block_size, fs->blocksize);
 	return 0;
 }

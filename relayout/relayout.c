@@ -42,28 +42,6 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static errcode_t check_trace(ext2_filsys fs, const struct bp_trace *t, const char *device,
-			     struct bp_err *err)
-{
-	const unsigned char *u = fs->super->s_uuid;
-	char uuid[37];
-
-	snprintf(uuid, sizeof(uuid),
-		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
-		 u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
-		 u[14], u[15]);
-	if (t->hdr.uuid[0] && strcasecmp(t->hdr.uuid, uuid))
-		return bp_err_set(err, BP_ET_TRACE_MISMATCH,
-				  "%s: the trace was recorded on the filesystem with UUID %s, "
-				  "this one has UUID %s",
-				  device, t->hdr.uuid, uuid);
-	if (t->hdr.block_size && t->hdr.block_size != fs->blocksize)
-		return bp_err_set(err, BP_ET_TRACE_MISMATCH,
-				  "%s: the trace says block size %u, the filesystem has %u", device,
-				  t->hdr.block_size, fs->blocksize);
-	return 0;
-}
-
 /* Open, check, read the block bitmap, build the stream and plan it. */
 static errcode_t open_and_plan(const struct bp_relayout_opts *o, io_manager io, int rw,
 			       ext2_filsys *fsp, struct rl_stream *s,
@@ -78,7 +56,7 @@ static errcode_t open_and_plan(const struct bp_relayout_opts *o, io_manager io, 
 		return rc;
 	rc = rl_check_fs(fs, o->device, o->force, err);
 	if (!rc)
-		rc = check_trace(fs, o->trace, o->device, err);
+		rc = rl_check_trace(fs, o->trace, o->device, err);
 	if (rc)
 		goto fail;
 	rep->block_size = fs->blocksize;

@@ -71,6 +71,8 @@ int bp_verify_trace(const char *trace_path, const char *device, const struct bp_
 		bp_json_u64(&j, "largest_run_bytes", r.largest_run * r.block_size);
 		bp_json_u64(&j, "first_block", r.first_block);
 		bp_json_u64(&j, "last_block", r.last_block);
+		bp_json_close_object(&j);
+		bp_json_close_object(&j);
 		bp_json_finish(&j);
 	} else {
 		printf("%s: boot set of %llu files and %llu directories (%llu traced files "

@@ -58,7 +58,9 @@ errcode_t bp_verify_run(const char *device, const struct bp_trace *trace, int wh
 	if (rc)
 		return rc;
 	rep->block_size = fs->blocksize;
-	rc = rl_stream_build(fs, trace, whole_files, &s, err);
+	rc = rl_check_trace(fs, trace, device, err);
+	if (!rc)
+		rc = rl_stream_build(fs, trace, whole_files, &s, err);
 	if (rc) {
 		ext2fs_free(fs);
 		return rc;

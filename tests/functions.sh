@@ -46,10 +46,10 @@ trap 'exit 130' INT TERM HUP
 
 # bp_loop_attach IMG VAR: attach IMG to a free loop device, store it in VAR.
 bp_loop_attach() {
-	local dev
-	dev=$(losetup --find --show "$1") || bp_fail "losetup $1"
-	bp_on_exit "losetup -d '$dev'"
-	printf -v "$2" '%s' "$dev"
+	local _bp_loopdev
+	_bp_loopdev=$(losetup --find --show "$1") || bp_fail "losetup $1"
+	bp_on_exit "losetup -d '$_bp_loopdev'"
+	printf -v "$2" '%s' "$_bp_loopdev"
 }
 
 # bp_mount DEV DIR [mount options]

@@ -68,3 +68,37 @@ rl_verify_json() {
 
 # rl_sum IMG: sha256 of the whole image.
 rl_sum() { sha256sum <"$1" | cut -d' ' -f1; }
+
+# rl_full_check [--aged] KIND: the end-to-end oracle on one fixture kind.
+# Relayout with an undo file; then e2fsck -fn is clean, every file's SHA-256
+# is unchanged, the boot set is one stream (0 discontiguities), a second run
+# moves nothing, and e2undo gives back the original image byte for byte.
+rl_full_check() {
+	local img t="$BP_TMPDIR/boot.trace" u="$BP_TMPDIR/relayout.e2undo" s0 before after
+	img=$(bp_fixture "$@")
+	rl_mktrace "$img" "$t" "${RL_BOOT_FILES[@]}"
+	bp_hash_files "$img" >"$BP_TMPDIR/hash.before"
+	[ -s "$BP_TMPDIR/hash.before" ] || bp_fail "no files hashed"
+	s0=$(rl_sum "$img")
+	before=$(rl_verify_json "$img" "$t" discontiguities)
+	[ "$before" -gt 0 ] || bp_fail "fixture boot set already contiguous ($before)"
+
+	bp_expect_exit 0 "$BOOTPACK" relayout -z "$u" --trace "$t" "$img"
+	bp_grep "e2undo $u $img" "$BP_TMPDIR/out"
+	bp_grep "discontiguities:  $before -> 0" "$BP_TMPDIR/out"
+	bp_fsck_clean "$img"
+	bp_hash_files "$img" >"$BP_TMPDIR/hash.after"
+	diff "$BP_TMPDIR/hash.before" "$BP_TMPDIR/hash.after" || bp_fail "file contents changed"
+	after=$(rl_verify_json "$img" "$t" discontiguities)
+	[ "$after" = 0 ] || bp_fail "boot set has $after discontiguities after relayout"
+	bp_info "$*: discontiguities $before -> $after"
+
+	# Idempotent: the second run writes nothing at all.
+	cp "$img" "$BP_TMPDIR/relaid.img"
+	bp_expect_exit 0 "$BOOTPACK" relayout --no-undo --trace "$t" "$img"
+	bp_grep "nothing to do" "$BP_TMPDIR/out"
+	cmp -s "$img" "$BP_TMPDIR/relaid.img" || bp_fail "second run changed the image"
+
+	e2undo "$u" "$img" >/dev/null || bp_fail "e2undo failed"
+	[ "$(rl_sum "$img")" = "$s0" ] || bp_fail "e2undo did not restore the original image"
+}
