@@ -387,7 +387,7 @@ static int run_command(const struct opts *o, char **argv)
 		if (!kdev) {
 			bp_log_error("trace: %s: not a block device; trace the mounted device "
 				     "(e.g. the loop device of an image)", dev.path);
-			ret = BP_EX_USAGE;
+			ret = bp_errtryhelp("trace");
 			goto out_dev;
 		}
 	}
@@ -496,7 +496,7 @@ static int from_boot(const struct opts *o)
 	if (!kdev) {
 		bp_log_error("trace: %s: not a block device", dev.path);
 		bp_dev_free(&dev);
-		return BP_EX_USAGE;
+		return bp_errtryhelp("trace");
 	}
 	if (bp_tracefs_open(&tf, &err) || bp_tracefs_top(&tf, &err)) {
 		bp_dev_free(&dev);
@@ -760,8 +760,8 @@ int cmd_trace(int argc, char **argv)
 	int c, nmodes = 0;
 	uint64_t v;
 
-	/* '+': stop at the command to trace, its options are its own. */
-	while ((c = getopt_long(argc, argv, "+o:d:h", longopts, NULL)) != -1) {
+	/* "--" ends our options: what follows is the command and its own options. */
+	while ((c = getopt_long(argc, argv, "o:d:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o.output = optarg;

@@ -105,6 +105,7 @@ struct bp_tracefs {
 	unsigned int enabled;	/* bit i: bp_tracefs_events[i] enabled */
 	unsigned int missing;	/* bit i: bp_tracefs_events[i] not in this kernel */
 	int on_fd;		/* tracing_on, kept open for signal handlers */
+	int restore_on;		/* top buffer: tracing_on was 1, set it back on close */
 };
 
 /* "filemap/mm_filemap_add_to_page_cache", …; index 0 is required. */
@@ -122,7 +123,10 @@ void bp_tracefs_reap(const struct bp_tracefs *tf);
  */
 errcode_t bp_tracefs_create(struct bp_tracefs *tf, unsigned int buffer_kb, uint32_t kdev,
 			    struct bp_err *err);
-/* Use the top-level buffer (boot trace), without creating anything. */
+/*
+ * Use the top-level buffer (boot trace), without creating anything. Close
+ * disables our events there and restores tracing_on.
+ */
 errcode_t bp_tracefs_top(struct bp_tracefs *tf, struct bp_err *err);
 errcode_t bp_tracefs_start(struct bp_tracefs *tf, struct bp_err *err);
 /* Async-signal-safe: tracing_on = 0. */

@@ -32,7 +32,7 @@ const unsigned int bp_tracefs_nevents = ARRAY_SIZE(bp_tracefs_events);
 
 static int write_str(const char *dir, const char *file, const char *val)
 {
-	char path[PATH_MAX + 128];
+	char path[PATH_MAX + 512];
 	ssize_t n, len = (ssize_t)strlen(val);
 	int fd;
 
@@ -52,7 +52,7 @@ static int write_str(const char *dir, const char *file, const char *val)
 
 static int exists(const char *dir, const char *file)
 {
-	char path[PATH_MAX + 128];
+	char path[PATH_MAX + 512];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	return access(path, F_OK) == 0;
@@ -198,12 +198,19 @@ fail:
 
 errcode_t bp_tracefs_top(struct bp_tracefs *tf, struct bp_err *err)
 {
-	char file[256];
+	char file[256], on[PATH_MAX + 16], c = '0';
 	unsigned int i;
+	int fd;
 
 	snprintf(tf->dir, sizeof(tf->dir), "%s", tf->root);
 	tf->instance = 0;
-	tf->on_fd = -1;
+	snprintf(on, sizeof(on), "%s/tracing_on", tf->dir);
+	fd = open(on, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		tf->restore_on = read(fd, &c, 1) == 1 && c == '1';
+		close(fd);
+	}
+	tf->on_fd = open(on, O_WRONLY | O_CLOEXEC);
 	for (i = 0; i < bp_tracefs_nevents; i++) {
 		snprintf(file, sizeof(file), "events/%s/enable", bp_tracefs_events[i]);
 		if (!exists(tf->dir, file))
@@ -292,8 +299,7 @@ void bp_tracefs_close(struct bp_tracefs *tf)
 
 	if (!tf->dir[0])
 		return;
-	if (tf->instance)
-		bp_tracefs_stop(tf);
+	bp_tracefs_stop(tf);
 	for (i = 0; i < bp_tracefs_nevents; i++) {
 		if (!(tf->enabled & (1U << i)))
 			continue;
@@ -301,6 +307,9 @@ void bp_tracefs_close(struct bp_tracefs *tf)
 		write_str(tf->dir, file, "0");
 	}
 	tf->enabled = 0;
+	if (tf->restore_on)
+		write_str(tf->dir, "tracing_on", "1");	/* our events are off by now */
+	tf->restore_on = 0;
 	if (tf->on_fd >= 0) {
 		close(tf->on_fd);
 		tf->on_fd = -1;
