@@ -1,13 +1,156 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * verify-pack.c --- bp_verify_pack (not built yet)
+ * verify-pack.c --- bootpack verify --pack PACK DEV: stale entries, contiguity on disk
  */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+#include "devspec.h"
+#include "jsonwrt.h"
 #include "log.h"
+#include "pack-build.h"
+#include "pack-cli.h"
+#include "pack-layout.h"
+#include "pack-verify.h"
 #include "show.h"
+
+#define MAX_TEXT_ROWS 50	/* stale rows printed in text mode; JSON lists all */
+
+static void print_json(const char *pack, const char *device, const struct bp_pack *p,
+		       const struct bp_pack_check *c, const struct bp_pack_layout *l)
+{
+	const struct bp_pack_info *in = bp_pack_info(p);
+	struct bp_json j;
+	char uuid[37];
+	uint32_t i;
+	int s;
+
+	bp_pack_uuid_str(in->uuid, uuid);
+	bp_json_init(&j, stdout, 1);
+	bp_json_open_object(&j, NULL);
+	bp_json_open_object(&j, "verify");
+	bp_json_string(&j, "pack", pack);
+	bp_json_string(&j, "device", device);
+	bp_json_string(&j, "uuid", uuid);
+	bp_json_bool(&j, "uuid_match", c->uuid_match);
+	bp_json_u64(&j, "entries", in->nentries);
+	bp_json_u64(&j, "files", in->nfiles);
+	bp_json_u64(&j, "meta_ranges", in->nmeta);
+	bp_json_u64(&j, "bytes", in->total_bytes);
+	bp_json_u64(&j, "stale_entries", c->stale_entries);
+	bp_json_u64(&j, "stale_files", c->stale_files);
+	bp_json_u64(&j, "stale_bytes", c->stale_bytes);
+	bp_json_open_object(&j, "stale_by_reason");
+	for (s = 1; s < BP_PACK_STALE_NR; s++)
+		bp_json_u64(&j, bp_pack_stale_name(s), c->count[s]);
+	bp_json_close_object(&j);
+	bp_json_u64(&j, "discontiguities", l->discontig);
+	bp_json_u64(&j, "gap_bytes", l->gap_bytes);
+	bp_json_u64(&j, "discontiguities_time_order", l->discontig_time);
+	bp_json_u64(&j, "spread", l->file_phys_end - l->file_phys_min);
+	bp_json_close_object(&j);
+	bp_json_open_array(&j, "stale");
+	for (i = 0; c->uuid_match && i < in->nentries; i++) {
+		struct bp_pack_entry e;
+
+		if (c->state[i] == BP_PACK_FRESH)
+			continue;
+		bp_pack_entry(p, i, &e);
+		bp_json_open_object(&j, NULL);
+		bp_json_string(&j, "path", e.path);
+		bp_json_u64(&j, "offset", e.offset);
+		bp_json_u64(&j, "length", e.length);
+		bp_json_string(&j, "reason", bp_pack_stale_name(c->state[i]));
+		bp_json_close_object(&j);
+	}
+	bp_json_close_array(&j);
+	bp_json_finish(&j);
+}
+
+static void print_text(const char *pack, const char *device, const struct bp_pack *p,
+		       const struct bp_pack_check *c, const struct bp_pack_layout *l, int bytes)
+{
+	const struct bp_pack_info *in = bp_pack_info(p);
+	uint64_t spread = l->file_phys_end - l->file_phys_min;
+	char uuid[37], b1[32], b2[32], b3[32];
+	uint32_t i, shown = 0;
+	int s;
+
+	bp_pack_uuid_str(in->uuid, uuid);
+	printf("Pack:        %s: %u entries, %u files, %u metadata ranges, %s\n", pack,
+	       in->nentries, in->nfiles, in->nmeta,
+	       bp_pack_size_str(in->total_bytes, bytes, b1, sizeof(b1)));
+	if (!c->uuid_match) {
+		printf("Filesystem:  %s does not hold filesystem %s: the whole pack is stale\n",
+		       device, uuid);
+		return;
+	}
+	printf("Filesystem:  %s, UUID %s\n", device, uuid);
+	printf("Stale:       %llu entries (%s) in %llu files", (unsigned long long)c->stale_entries,
+	       bp_pack_size_str(c->stale_bytes, bytes, b1, sizeof(b1)),
+	       (unsigned long long)c->stale_files);
+	for (s = 1; s < BP_PACK_STALE_NR; s++)
+		if (c->count[s])
+			printf(", %s %llu", bp_pack_stale_name(s), (unsigned long long)c->count[s]);
+	printf("\n");
+	for (i = 0; i < in->nentries && shown < MAX_TEXT_ROWS; i++) {
+		struct bp_pack_entry e;
+
+		if (c->state[i] == BP_PACK_FRESH)
+			continue;
+		bp_pack_entry(p, i, &e);
+		printf("  %-11s %s %llu+%llu\n", bp_pack_stale_name(c->state[i]), e.path,
+		       (unsigned long long)e.offset, (unsigned long long)e.length);
+		shown++;
+	}
+	if (shown < c->stale_entries)
+		printf("  ... %llu more (--json lists all)\n",
+		       (unsigned long long)(c->stale_entries - shown));
+	printf("Contiguity:  %llu discontiguities in reading order (%s skipped), %llu in "
+	       "first-access order\n", (unsigned long long)l->discontig,
+	       bp_pack_size_str(l->gap_bytes, bytes, b2, sizeof(b2)),
+	       (unsigned long long)l->discontig_time);
+	printf("Spread:      file entries span %s on disk for %s of data (%.1f%% dense)\n",
+	       bp_pack_size_str(spread, bytes, b3, sizeof(b3)),
+	       bp_pack_size_str(l->file_bytes, bytes, b1, sizeof(b1)),
+	       spread ? 100.0 * (double)l->file_bytes / (double)spread : 100.0);
+}
 
 int bp_verify_pack(const char *pack, const char *device, const struct bp_show_opts *o)
 {
-	bp_log_error("'%s' is not built in this version of bootpack yet", "verify");
-	return BP_EX_NOTBUILT;
+	struct bp_pack_check c = { 0 };
+	struct bp_pack_layout l;
+	struct bp_err err = { 0 };
+	struct bp_dev dev = { 0 };
+	struct bp_pack *p = NULL;
+	ext2_filsys fs = NULL;
+	int ret;
+
+	ret = bp_pack_cli_load(pack, &p);
+	if (ret)
+		return ret;
+	if (bp_dev_resolve(device, &dev, &err) || bp_dev_require_ext(&dev, &err) ||
+	    bp_pack_open_fs(dev.path, &fs, &err) || bp_pack_check(fs, p, &c, &err)) {
+		ret = bp_fail(&err);
+		goto out;
+	}
+	if (bp_pack_layout(p, &l) < 0) {
+		bp_log_error("%s: out of memory", pack);
+		ret = BP_EX_FAILURE;
+		goto out;
+	}
+	if (o->json)
+		print_json(pack, device, p, &c, &l);
+	else
+		print_text(pack, device, p, &c, &l, o->bytes);
+	ret = c.uuid_match && c.stale_entries == 0 ? BP_EX_OK : BP_EX_STALE;
+out:
+	bp_pack_check_free(&c);
+	if (fs)
+		ext2fs_close_free(&fs);
+	bp_dev_free(&dev);
+	bp_pack_free(p);
+	return ret;
 }
