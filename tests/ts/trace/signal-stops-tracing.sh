@@ -11,13 +11,13 @@ tfs=$(bp_tracefs)
 for sig in INT TERM; do
 	"$BOOTPACK" trace -o "$BP_TMPDIR/t" -- sleep 5 2>"$BP_TMPDIR/err" &
 	pid=$!
+	on=
 	for _ in $(seq 100); do
-		[ -d "$tfs/instances/bootpack-$pid" ] && break
+		on=$(cat "$tfs/instances/bootpack-$pid/tracing_on" 2>/dev/null) || true
+		[ "$on" = 1 ] && break
 		sleep 0.05
 	done
-	[ -d "$tfs/instances/bootpack-$pid" ] || bp_fail "no instance bootpack-$pid appeared"
-	on=$(cat "$tfs/instances/bootpack-$pid/tracing_on")
-	[ "$on" = 1 ] || bp_fail "tracing is not on in the instance"
+	[ "$on" = 1 ] || bp_fail "no instance bootpack-$pid with tracing on appeared"
 	sleep 0.2
 	start=$(date +%s)
 	kill -s "$sig" "$pid"

@@ -4,6 +4,8 @@
 BP_TRACE_HELPERS=$top_builddir/tests/ts/trace
 
 # tr_image VAR: a private ext4 fixture plus the test files, path in VAR.
+# Their mtime is the fixture's epoch (a file modified after the boot or the
+# start of a trace is left out of it).
 #   /data/plain.bin   1 MiB, read with dd
 #   /data/mapped.bin  1 MiB, read through mmap
 #   /data/untouched.bin, never read
@@ -21,6 +23,10 @@ tr_image() {
 	write $BP_TMPDIR/untouched.bin /data/untouched.bin
 	write $BP_TRACE_HELPERS/bp-hello /usr/bin/bp-hello
 	sif /usr/bin/bp-hello mode 0100755
+	sif /data/plain.bin mtime @1700000000
+	sif /data/mapped.bin mtime @1700000000
+	sif /data/untouched.bin mtime @1700000000
+	sif /usr/bin/bp-hello mtime @1700000000
 	DEBUGFS
 	debugfs -R "stat /usr/bin/bp-hello" "$_img" 2>/dev/null | grep -q "Mode:  0755" ||
 		bp_fail "debugfs could not add the test files"
