@@ -373,9 +373,16 @@ static int run_command(const struct opts *o, char **argv)
 	char devpath[64];
 	const char *path;
 	int ret, status = 0;
+	sigset_t sigs, oldmask;
 	uint32_t kdev = 0;
 	int64_t start;
 	pid_t pid;
+
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
+	sigaddset(&sigs, SIGQUIT);
 
 	ret = require_root("tracing a command");
 	if (ret)
@@ -411,19 +418,27 @@ static int run_command(const struct opts *o, char **argv)
 		ret = fail(&err);
 		goto out;
 	}
+	/*
+	 * Signals wait until the child is known (and, in the child, until our
+	 * handlers are gone): a signal in between would otherwise be lost.
+	 */
+	sigprocmask(SIG_BLOCK, &sigs, &oldmask);
 	pid = fork();
 	if (pid < 0) {
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
 		bp_log_error("trace: fork: %s", strerror(errno));
 		ret = BP_EX_FAILURE;
 		goto out;
 	}
 	if (pid == 0) {
 		default_signals();
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
 		execvp(argv[0], argv);
 		fprintf(stderr, "bootpack: trace: %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
 	sig_child = pid;
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	if (sig_caught)
 		kill(pid, sig_caught);
 	while (waitpid(pid, &status, 0) < 0) {
