@@ -5,7 +5,8 @@
 #
 # Usage: crash-driver.sh [options] -- PROGRAM ARGS...     (@IMG@ in ARGS = the image)
 #
-#  --image IMG          base image (never written)
+#  --image IMG          base image (never written); @IMG@ is replaced in every
+#                       ARG, so per-run files can be named @IMG@.something
 #  --work DIR           scratch directory (created; runs are deleted when they pass)
 #  --name NAME          label for the summary line (default: basename of IMG)
 #  --sample N           at most N crash points, evenly spread over 1..W, first
@@ -13,6 +14,8 @@
 #  --seeds "S..."       random-subset runs per point, one per seed (default "1")
 #  --torn-seeds "S..."  random-subset runs with torn multi-sector writes
 #  --prefix             also the kill -9 model (every pending write lands, in order)
+#  --mix                one mode per point, taking the modes in turn (cheaper
+#                       than every mode at every point)
 #  --jobs J             parallel runs (default: number of CPUs)
 #  --expect-failures    negative control: succeed only if some run fails
 #  --summary FILE       append the summary line to FILE
@@ -78,7 +81,7 @@ one() {
 	rc=0
 	env "${env[@]}" "${CD_CMD[@]//@IMG@/$img}" >"$out.prog" 2>&1 || rc=$?
 	if [ $rc -ne 99 ]; then
-		why+=" program-exit=$rc"
+		why+=" program-exit=$rc (\"$(tail -n1 "$out.prog")\")"
 	fi
 	rc=0
 	e2fsck -p "$img" >"$out.p" 2>&1 || rc=$?
@@ -99,7 +102,7 @@ one() {
 		why+=" hashes=$(diff "$out.sha" "$CD_WORK/base.sha" | grep -c '^<' || true)"
 	fi
 	rm -rf "$img.d"
-	rm -f "$img"
+	rm -f "$img" "$img".*
 	if [ -z "$why" ]; then
 		rm -f "$out.prog" "$out.p" "$out.fn" "$out.sha"
 		echo "$n $mode ok"
@@ -115,7 +118,7 @@ if [ "${1:-}" = "--one" ]; then
 fi
 
 CD_IMAGE="" CD_WORK="" name="" sample=0 seeds=1 torn_seeds="" prefix=0
-jobs=$(nproc) expect_fail=0 summary=""
+jobs=$(nproc) expect_fail=0 summary="" mix=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--image) CD_IMAGE=$2; shift 2 ;;
@@ -125,6 +128,7 @@ while [ $# -gt 0 ]; do
 	--seeds) seeds=$2; shift 2 ;;
 	--torn-seeds) torn_seeds=$2; shift 2 ;;
 	--prefix) prefix=1; shift ;;
+	--mix) mix=1; shift ;;
 	--jobs) jobs=$2; shift 2 ;;
 	--expect-failures) expect_fail=1; shift ;;
 	--summary) summary=$2; shift 2 ;;
@@ -196,14 +200,22 @@ for s in $torn_seeds; do modes+=("torn:$s"); done
 
 results=$CD_WORK/results
 : >"$results"
+i=0
 for p in "${points[@]}"; do
+	if [ $mix = 1 ]; then
+		echo "$p ${modes[i % ${#modes[@]}]}"
+		i=$((i + 1))
+		continue
+	fi
 	for m in "${modes[@]}"; do echo "$p $m"; done
 done | xargs -r -P "$jobs" -L 1 bash "$0" --one >>"$results"
 
 runs=$(wc -l <"$results")
 fails=$(grep -c ' FAIL' "$results" || true)
 expected=$((${#points[@]} * ${#modes[@]}))
-line="$name: $W writes, $F flushes; ${#points[@]} crash points x ${#modes[@]} modes (${modes[*]}) = $runs runs; $fails failures"
+how="x ${#modes[@]} modes"
+[ $mix = 0 ] || { expected=${#points[@]}; how="taking the modes in turn"; }
+line="$name: $W writes, $F flushes; ${#points[@]} crash points $how (${modes[*]}) = $runs runs; $fails failures"
 for r in program-exit e2fsck-p e2fsck-fn transcript hashes rdump-failed; do
 	c=$(grep ' FAIL' "$results" | grep -c " $r" || true)
 	[ "$c" -eq 0 ] || line+=", $r: $c"

@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# crash-functions.sh --- helpers of the crash-injection cases (sourced after functions.sh)
+#
+# In the suite each case cuts the power at a sample of the writes of one
+# relayout; `make crash-full` (BP_CRASH_FULL=1) runs every write with more
+# seeds, torn writes included. The driver and its oracle:
+# relayout/crash/crash-driver.sh; the model: relayout/crash/README.md.
+
+CRASH_DRIVER=$top_srcdir/relayout/crash/crash-driver.sh
+CRASH_MKTRACE=$top_srcdir/relayout/crash/mktrace.sh
+CRASH_RELAYOUT=$top_builddir/relayout/crash/bp-crash-relayout
+CRASH_UNSAFE=$top_builddir/relayout/crash/bp-crash-unsafe
+CRASH_SUMMARY=${BP_CRASH_SUMMARY:-$top_builddir/tests/logs/crash-summary.txt}
+
+# The boot set of the relayout cases: kernel, part of the initrd, init and
+# its libraries, a few /etc files (PATH or PATH:OFF:LEN[,OFF:LEN]).
+CRASH_KVER=6.1.0-bootpack
+CRASH_BOOT_FILES=(
+	/boot/vmlinuz-$CRASH_KVER
+	/boot/initrd.img-$CRASH_KVER:0:1048576,4194304:2097152
+	/boot/config-$CRASH_KVER
+	/usr/lib/systemd/systemd
+	/usr/lib/systemd/libsystemd-shared-252.so:0:65536
+	/usr/lib/x86_64-linux-gnu/libbp1.so.1
+	/usr/lib/x86_64-linux-gnu/libbp2.so.1
+	/usr/bin/bash
+	/etc/fstab
+	/etc/passwd
+	/etc/ld.so.cache
+)
+
+crash_require() {
+	bp_require_cmd debugfs e2fsck dumpe2fs sha256sum diff xargs awk
+	[ -x "$CRASH_RELAYOUT" ] || bp_fail "$CRASH_RELAYOUT not built (make check builds it)"
+	mkdir -p "$(dirname "$CRASH_SUMMARY")"
+}
+
+# crash_points [--aged] KIND [--sample N] [driver options...]: relayout the
+# boot set of a fixture through crash_io, cutting the power at a sample of
+# its writes (every write with BP_CRASH_FULL=1); fails on any finding.
+crash_points() {
+	local aged=() kind img t sample=30 name
+	local -a opts=(--prefix --seeds 1 --mix)
+	if [ "$1" = --aged ]; then aged=(--aged); shift; fi
+	kind=$1
+	shift
+	if [ "${1:-}" = --sample ]; then sample=$2; shift 2; fi
+	img=$(bp_fixture "${aged[@]}" "$kind")
+	name=$kind${aged:+-aged}
+	t=$BP_TMPDIR/boot.trace
+	"$CRASH_MKTRACE" "$img" "$t" "${CRASH_BOOT_FILES[@]}" || bp_fail "cannot write the trace"
+	if [ "${BP_CRASH_FULL:-0}" = 1 ]; then
+		sample=0
+		opts=(--prefix --seeds "1 2 3" --torn-seeds "1")
+	fi
+	bash "$CRASH_DRIVER" --image "$img" --work "$BP_TMPDIR/crash" --name "$name${CRASH_NAME_SUFFIX:-}" \
+		--sample "$sample" "${opts[@]}" --summary "$CRASH_SUMMARY" "$@" \
+		-- "$CRASH_RELAYOUT" "${CRASH_ARGS[@]}" @IMG@ "$t"
+}
+CRASH_ARGS=()

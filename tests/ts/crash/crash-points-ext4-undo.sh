@@ -1,0 +1,12 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Power cut during a relayout that writes an undo file: crash_io sits underneath
+# libext2fs's undo manager (device and undo file both volatile); the oracle still holds.
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
+. "$top_srcdir/tests/ts/crash/crash-functions.sh"
+crash_require
+# @IMG@: each parallel run gets its own undo file next to its image.
+CRASH_ARGS=(--undo @IMG@.e2undo)
+CRASH_NAME_SUFFIX=-undo
+crash_points ext4 --sample 30
+exit 0
