@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # rl-functions.sh --- helpers shared by the relayout cases (sourced after functions.sh)
 
+# Under ASan: ignore the undo manager's own leak in libext2fs (see the file).
+export LSAN_OPTIONS="suppressions=$top_srcdir/tests/ts/relayout/lsan-undo.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+
 # rl_mktrace IMG OUT SPEC...: write a bootpack trace (format v1) for IMG.
 # SPEC is PATH (the whole file), or PATH@OFF+LEN[,OFF+LEN...] (bytes), each
 # range optionally suffixed /T (its first-access time, ns). Without /T,
