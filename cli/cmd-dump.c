@@ -103,7 +103,7 @@ int cmd_dump(int argc, char **argv)
 	t = is_trace(argv[optind]);
 	if (t < 0) {
 		bp_log_error("%s: %s", argv[optind], strerror(-t));
-		return BP_EX_FAILURE;
+		return t == -ENOENT ? BP_EX_STALE : BP_EX_FAILURE;	/* missing: 3 */
 	}
 	return t ? bp_dump_trace(argv[optind], &o) : bp_dump_pack(argv[optind], &o);
 }

@@ -87,6 +87,7 @@ static void print_summary(const char *out, const struct bp_pack_report *r,
 			bp_json_u64(&j, bp_pack_skip_name(i), r->files_skipped[i]);
 		bp_json_close_object(&j);
 		bp_json_close_object(&j);
+		bp_json_close_object(&j);
 		bp_json_finish(&j);
 		return;
 	}
@@ -227,9 +228,12 @@ int cmd_pack(int argc, char **argv)
 		ret = bp_exit_code(rc);
 		goto out;
 	}
-	if (rep.nentries + rep.nmeta == 0)
-		bp_log_warn("%s: the pack is empty: none of the traced files is on %s any more",
-			    o.output, dev.spec);
+	if (rep.nentries + rep.nmeta == 0 && rep.cut_ranges)
+		bp_log_warn("%s: the pack is empty: the budget is smaller than the first range "
+			    "(raise --budget)", o.output);
+	else if (rep.nentries + rep.nmeta == 0)
+		bp_log_warn("%s: the pack is empty: nothing traced is on %s any more", o.output,
+			    dev.spec);
 	print_summary(o.output, &rep, &o, json, bytes);
 	ret = BP_EX_OK;
 out:

@@ -168,42 +168,24 @@ static errcode_t add_entry(struct builder *b, size_t file, uint64_t off, uint64_
 }
 
 /*
- * Admit a piece or, once the budget is reached, count it as cut. *cut is
- * set when something of this range was cut.
+ * Map the range [off, off + len) of a file to physically contiguous pieces
+ * and admit them all, or, if they do not fit in what is left of the budget,
+ * none: the range and every later one are cut. Holes and unwritten extents
+ * are not read, so they are not in the pack.
  */
-static errcode_t admit(struct builder *b, size_t file, uint64_t off, uint64_t len,
-		       uint64_t phys, int *cut)
-{
-	errcode_t rc;
-
-	if (!b->full && b->budget && b->used + len > b->budget)
-		b->full = 1;
-	if (b->full) {
-		b->rep->cut_bytes += len;
-		*cut = 1;
-		return 0;
-	}
-	rc = add_entry(b, file, off, len, phys);
-	if (rc == E2BIG) {	/* more pieces than one pack holds: cut the rest */
-		b->full = 1;
-		b->rep->cut_bytes += len;
-		*cut = 1;
-		return 0;
-	}
-	return rc;
-}
-
-/* Map [off, off + len) of a file to physically contiguous pieces. */
 static errcode_t map_range(struct builder *b, size_t file, uint64_t off, uint64_t len)
 {
 	struct fstate *s = &b->fst[file];
 	uint64_t bs = b->fs->blocksize, end, pos, run_start = 0, run_phys = 0, run_len = 0;
-	int cut = 0;
+	size_t n0 = b->nents;
+	uint64_t used0 = b->used;
 	errcode_t rc;
 
 	if (off >= s->size)
 		return 0;
 	end = len > s->size - off ? s->size : off + len;
+	if (b->full)
+		goto cut;
 	for (pos = off; pos < end;) {
 		blk64_t lblk = pos / bs, pblk = 0;
 		uint64_t blk_end = (lblk + 1) * bs, piece_end = blk_end < end ? blk_end : end;
@@ -220,7 +202,9 @@ static errcode_t map_range(struct builder *b, size_t file, uint64_t off, uint64_
 				run_len += piece_end - pos;
 			} else {
 				if (run_len) {
-					rc = admit(b, file, run_start, run_len, run_phys, &cut);
+					rc = add_entry(b, file, run_start, run_len, run_phys);
+					if (rc == E2BIG)
+						goto rollback;
 					if (rc)
 						return rc;
 				}
@@ -229,26 +213,35 @@ static errcode_t map_range(struct builder *b, size_t file, uint64_t off, uint64_
 				run_len = piece_end - pos;
 			}
 		} else if (run_len) {
-			rc = admit(b, file, run_start, run_len, run_phys, &cut);
+			rc = add_entry(b, file, run_start, run_len, run_phys);
+			if (rc == E2BIG)
+				goto rollback;
 			if (rc)
 				return rc;
 			run_len = 0;
 		}
 		pos = piece_end;
-		if (b->full)	/* nothing more fits: count the rest without mapping it */
-			break;
+		if (b->budget && b->used + run_len > b->budget)
+			goto rollback;	/* cannot fit any more: stop mapping */
 	}
 	if (run_len) {
-		rc = admit(b, file, run_start, run_len, run_phys, &cut);
+		rc = add_entry(b, file, run_start, run_len, run_phys);
+		if (rc == E2BIG)
+			goto rollback;
 		if (rc)
 			return rc;
 	}
-	if (pos < end) {
-		b->rep->cut_bytes += end - pos;
-		cut = 1;
-	}
-	if (cut)
-		b->rep->cut_ranges++;
+	if (!b->budget || b->used <= b->budget)
+		return 0;
+rollback:
+	b->rep->nentries -= b->nents - n0;
+	b->rep->file_bytes -= b->used - used0;
+	b->nents = n0;
+	b->used = used0;
+	b->full = 1;
+cut:
+	b->rep->cut_ranges++;
+	b->rep->cut_bytes += end - off;
 	return 0;
 }
 

@@ -155,6 +155,7 @@ static void dump_json(const char *path, const struct bp_pack *p, const struct bp
 	bp_json_u64(&j, "discontiguities_time_order", l->discontig_time);
 	bp_json_u64(&j, "spread", l->file_phys_end - l->file_phys_min);
 	bp_json_close_object(&j);
+	bp_json_close_object(&j);
 	bp_json_finish(&j);
 }
 

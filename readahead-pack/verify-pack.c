@@ -66,6 +66,7 @@ static void print_json(const char *pack, const char *device, const struct bp_pac
 		bp_json_close_object(&j);
 	}
 	bp_json_close_array(&j);
+	bp_json_close_object(&j);
 	bp_json_finish(&j);
 }
 
