@@ -32,7 +32,7 @@
  *   end <records>                        last line: number of M, F and R lines (truncation check)
  *
  * Header lines come first, in any order; unknown header keys are an error
- * in version 1. Ranges of one file do not overlap and are sorted by offset;
+ * in version 1. An unknown device or kernel is written as "-". Ranges of one file do not overlap and are sorted by offset;
  * M lines are sorted by offset and do not overlap. Readers report a corrupt
  * file with its line number and the reason.
  */

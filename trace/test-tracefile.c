@@ -139,6 +139,18 @@ int main(void)
 	CHECK(load_text(HDR "# comment\n\nM 0 1 0\nend 1\n", &err) == 0);
 	CHECK(load_text(HDR "end 0", &err) == BP_ET_TRACE_CORRUPT);
 
+	/* Unknown device and kernel round-trip as "-". */
+	t = bp_trace_new();
+	memcpy(t->hdr.uuid, "0123abcd-0000-4000-8000-00000000000a", 37);
+	t->hdr.block_size = 1024;
+	CHECK(bp_trace_save(t, path, &err) == 0);
+	bp_trace_free(t);
+	CHECK(bp_trace_load(path, &t, &err) == 0);
+	if (t)
+		CHECK(!strcmp(t->hdr.device, "") && !strcmp(t->hdr.kernel, "") &&
+		      !strcmp(t->hdr.source, "command") && t->nfiles == 0);
+	bp_trace_free(t);
+
 	unlink(path);
 	unlink(write_file("bad", ""));
 	rmdir(dir);

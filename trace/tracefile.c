@@ -168,6 +168,8 @@ static errcode_t dup_field(struct loader *l, char **dst, char *value, const char
 	}
 	if (unescape(value) < 0)
 		return corrupt(l, "bad %XX escape");
+	if (strcmp(value, "-") == 0)
+		value[0] = '\0';	/* unknown */
 	*dst = strdup(value);
 	return *dst ? 0 : bp_err_set(l->err, ENOMEM, "out of memory");
 }
@@ -556,8 +558,13 @@ uint64_t bp_trace_records(const struct bp_trace *t)
 	return n;
 }
 
+/* An empty value is written as "-" (a path or release never is "-"). */
 static void put_escaped(FILE *fp, const char *s, char *buf)
 {
+	if (!s || !*s) {
+		fputc('-', fp);
+		return;
+	}
 	bp_trace_escape(s, buf);
 	fputs(buf, fp);
 }
