@@ -6,6 +6,7 @@
  * each must be refused with the documented error, never crash (run under
  * ASan/UBSan with --enable-sanitizers).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -443,6 +444,46 @@ static void test_load_file(void)
 	free(buf);
 }
 
+/*
+ * The seed corpus of the fuzz target: every valid-*.pack parses (as a file,
+ * through bp_pack_load_file), every bad-*.pack is refused.
+ */
+static void test_corpus(void)
+{
+	DIR *d = opendir(PACK_CORPUS_DIR);
+	struct dirent *de;
+	int nvalid = 0, nbad = 0;
+
+	CHECK(d != NULL);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char path[4096];
+		struct bp_pack *p = NULL;
+		const char *why = NULL;
+		int rc;
+
+		if (!strstr(de->d_name, ".pack"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", PACK_CORPUS_DIR, de->d_name);
+		rc = bp_pack_load_file(path, BP_PACK_LOAD_ANY_OWNER, &p, &why);
+		if (strncmp(de->d_name, "valid-", 6) == 0) {
+			if (rc)
+				fprintf(stderr, "%s: %s\n", de->d_name, why ? why : "?");
+			CHECK(rc == 0 && p);
+			nvalid++;
+		} else {
+			if (!rc)
+				fprintf(stderr, "%s: accepted\n", de->d_name);
+			CHECK(rc < 0 && !p);
+			nbad++;
+		}
+		bp_pack_free(p);
+	}
+	closedir(d);
+	CHECK(nvalid >= 4 && nbad >= 15);
+}
+
 int main(void)
 {
 	test_round_trip(BP_PACK_COMPRESS_NEVER);
@@ -457,5 +498,6 @@ int main(void)
 	test_writer_refuses();
 	test_deflate();
 	test_load_file();
+	test_corpus();
 	return unit_exit();
 }
