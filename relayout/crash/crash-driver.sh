@@ -24,9 +24,11 @@
 # completion with BP_CRASH_COUNT, which gives W (its result must itself pass
 # e2fsck -fn with every file unchanged), then once per (point, mode) with
 # BP_CRASH_AT. After each power cut (exit 99) the oracle of
-# relayout-safety.md §10 must hold: e2fsck -p exits 0 or 1, e2fsck -fn then
-# exits 0, the SHA-256 of every file equals the original, and the preen
-# transcript holds only the allowed (preen-OK) classes of §3.
+# relayout-safety.md §10 must hold: e2fsck -fn on the crashed image finds
+# only the allowed (preen-OK) classes of §3 and no referenced-but-free block
+# (invariant I2), e2fsck -p exits 0 or 1 with only those classes in its
+# transcript, e2fsck -fn then exits 0, and every file is byte-identical to
+# the original (so its SHA-256 is unchanged).
 set -euo pipefail
 
 export LC_ALL=C TZ=UTC E2FSCK_CONFIG=/dev/null BLKID_FILE=/dev/null E2FSPROGS_SKIP_PROGRESS=yes
@@ -58,6 +60,7 @@ check forced\.$
 ^Free blocks count wrong for group #[0-9]+ \([0-9]+, counted=[0-9]+\)\.( FIXED\.)?$
 ^Free blocks count wrong \([0-9]+, counted=[0-9]+\)\.( FIXED\.)?$
 ^Group [0-9]+ block bitmap does not match checksum\.( FIXED\.)?$
+^Block bitmap differences: *Group [0-9]+ block bitmap does not match checksum\.( FIXED\.)?$
 ^One or more block group descriptor checksums are invalid\.( FIXED\.)?$
 ^Group descriptor [0-9]+ checksum is 0x[0-9a-f]+, should be 0x[0-9a-f]+\.( FIXED\.)?$
 ^Block bitmap for group [0-9]+ .*BLOCK_UNINIT.*$
@@ -65,6 +68,18 @@ check forced\.$
 ^Inode [0-9]+, i_blocks is [0-9]+, should be [0-9]+\.( FIXED\.)?$
 ^Inode [0-9]+ passes checks, but checksum does not match inode\.( FIXED\.)?$
 ^Update quota info for quota type [0-9]+( FIXED\.)?\.?$'
+# What e2fsck -fn adds around the same findings on the crashed image.
+ALLOWED_N='^e2fsck [0-9.]+ \(
+^Pass [1-5][A-E]?: 
+^Fix\? no$
+^IGNORED\.$
+WARNING: Filesystem still has errors'
+
+# findings FILE: the first line of an e2fsck transcript outside the allowed classes.
+findings() {
+	sed -e "s|^$img: ||" -e "s|^$CD_LABEL: ||" -e 's/^[[:space:]]*//' "$1" |
+		grep -vE -f <(printf '%s\n' "$ALLOWED" "$ALLOWED_N") | head -n1 || true
+}
 
 # one N MODE: one power cut; prints "N MODE ok" or "N MODE FAIL reasons".
 one() {
@@ -83,17 +98,22 @@ one() {
 	if [ $rc -ne 99 ]; then
 		why+=" program-exit=$rc (\"$(tail -n1 "$out.prog")\")"
 	fi
+	# The crashed state itself, read-only: every finding must be of an allowed
+	# class, and no block may be referenced but free on disk ("+", I2).
+	rc=0
+	e2fsck -fn "$img" >"$out.n0" 2>&1 || rc=$?
+	[ $rc -le 4 ] || why+=" e2fsck-n0=$rc"
+	bad=$(findings "$out.n0")
+	[ -z "$bad" ] || why+=" finding=\"$bad\""
+	! grep -qE '^(.*: )?Block bitmap differences:.*\+' "$out.n0" || why+=" i2-referenced-but-free"
 	rc=0
 	e2fsck -p "$img" >"$out.p" 2>&1 || rc=$?
 	[ $rc -le 1 ] || why+=" e2fsck-p=$rc"
+	bad=$(findings "$out.p")
+	[ -z "$bad" ] || why+=" transcript=\"$bad\""
 	rc=0
 	e2fsck -fn "$img" >"$out.fn" 2>&1 || rc=$?
 	[ $rc -eq 0 ] || why+=" e2fsck-fn=$rc"
-	# Strip "LABEL: " / "IMAGE: " prefixes and leading tabs, drop allowed lines.
-	bad=$(sed -e "s|^$img: ||" -e "s|^$CD_LABEL: ||" -e 's/^[[:space:]]*//' "$out.p" |
-		grep -vE -e "^e2fsck [0-9.]+ \(" | grep -vE -f <(printf '%s\n' "$ALLOWED") |
-		head -n1) || true
-	[ -z "$bad" ] || why+=" transcript=\"$bad\""
 	# Byte-equal files have equal SHA-256; hash only to count the differences.
 	if ! rdump_tree "$img" "$img.d"; then
 		why+=" rdump-failed"
@@ -104,7 +124,7 @@ one() {
 	rm -rf "$img.d"
 	rm -f "$img" "$img".*
 	if [ -z "$why" ]; then
-		rm -f "$out.prog" "$out.p" "$out.fn" "$out.sha"
+		rm -f "$out.prog" "$out.n0" "$out.p" "$out.fn" "$out.sha"
 		echo "$n $mode ok"
 	else
 		echo "$n $mode FAIL$why"
@@ -216,7 +236,7 @@ expected=$((${#points[@]} * ${#modes[@]}))
 how="x ${#modes[@]} modes"
 [ $mix = 0 ] || { expected=${#points[@]}; how="taking the modes in turn"; }
 line="$name: $W writes, $F flushes; ${#points[@]} crash points $how (${modes[*]}) = $runs runs; $fails failures"
-for r in program-exit e2fsck-p e2fsck-fn transcript hashes rdump-failed; do
+for r in program-exit e2fsck-n0 finding i2-referenced-but-free e2fsck-p transcript e2fsck-fn hashes rdump-failed; do
 	c=$(grep ' FAIL' "$results" | grep -c " $r" || true)
 	[ "$c" -eq 0 ] || line+=", $r: $c"
 done
