@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * bootpack-read.c --- stream the readahead pack at boot: as init= (PID 1) or as a service
+ *
+ * As PID 1 (init=/usr/sbin/bootpack-read, or --as-init in a PID namespace)
+ * it reads the kernel command line, forks, and the parent execs the real
+ * init at once; the child reads the pack. Whatever goes wrong (no pack, a
+ * corrupt one, no memory, fork failure) init is exec'd without delay. As a
+ * service (--no-exec, or whenever it is not PID 1) it reads in the
+ * foreground and exits with a documented status. See bootpack-read(8).
+ *
+ * Links libc, zlib and libbppack.a only; logs with write(2), never stdio.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "exitcodes.h"
+#include "reader.h"
+
+extern char **environ;
+
+enum {
+	OPT_MAX_FDS = 256,
+	OPT_METHOD,
+	OPT_IOPRIO,
+	OPT_LOG,
+	OPT_AS_INIT,
+	OPT_NO_META,
+	OPT_CONFIG,
+	OPT_BUDGET,
+};
+
+static const struct option longopts[] = {
+	{ "pack", required_argument, NULL, 'p' },
+	{ "init", required_argument, NULL, 'i' },
+	{ "root", required_argument, NULL, 'r' },
+	{ "max-ms", required_argument, NULL, 't' },
+	{ "budget", required_argument, NULL, OPT_BUDGET },
+	{ "max-fds", required_argument, NULL, OPT_MAX_FDS },
+	{ "method", required_argument, NULL, OPT_METHOD },
+	{ "ioprio", required_argument, NULL, OPT_IOPRIO },
+	{ "log", required_argument, NULL, OPT_LOG },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "no-exec", no_argument, NULL, 'n' },
+	{ "as-init", no_argument, NULL, OPT_AS_INIT },
+	{ "no-meta", no_argument, NULL, OPT_NO_META },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct settings {
+	struct bp_reader_opts o;
+	const char *config;
+	int no_exec, as_init;
+	/* set on the command line: wins over the configuration file */
+	int cl_pack, cl_init, cl_max_ms, cl_budget, cl_max_fds, cl_method, cl_ioprio, cl_log;
+	char conf_pack[256], conf_init[256];
+	unsigned int conf_bad_line;
+	int conf_rc;
+};
+
+static void usage(void)
+{
+	dprintf(STDOUT_FILENO,
+		"Usage:\n"
+		" %1$s [options]                  as init= (PID 1): exec init, read in a child\n"
+		" %1$s --no-exec [options]        read in the foreground (service, initramfs)\n"
+		"\n"
+		"Read the boot readahead pack: its metadata through the block device, then\n"
+		"its file ranges, so the boot finds them in the page cache.\n"
+		"\n"
+		"Options:\n"
+		" -p, --pack <file>         the pack [" BP_PACK_DEFAULT_PATH "]\n"
+		" -r, --root <dir>          where the packed filesystem is mounted [/]\n"
+		" -i, --init <path>         init to exec as PID 1 [" BP_READER_DEFAULT_INIT "]\n"
+		" -n, --no-exec             do not exec init; read and exit (implied unless PID 1)\n"
+		" -t, --max-ms <ms>         stop issuing reads after this long [none; %2$u as init]\n"
+		"     --budget <size>       read at most this much (the pack's own budget is the\n"
+		"                           most; both scaled down to half of MemAvailable)\n"
+		"     --max-fds <n>         files open at once at most [%3$u]\n"
+		"     --method <how>        pread, readahead or fadvise [pread]\n"
+		"     --ioprio <class>      auto, be, idle or keep [auto: best-effort 7 unless\n"
+		"                           a class is already set]; never real-time\n"
+		"     --log <where>         kmsg, stderr or auto [auto: kmsg as PID 1 or when\n"
+		"                           stderr is not a terminal]\n"
+		"     --config <file>       settings file [" BP_READER_CONF "]; \"none\" for none\n"
+		"     --no-meta             do not read the metadata ranges\n"
+		"     --as-init             behave as PID 1 even if not (PID namespace tests)\n"
+		" -h, --help                display this help\n"
+		" -V, --version             display version\n"
+		"\n"
+		"Kernel command line: bootpack=off disables it, bootpack.init=<path> names init.\n"
+		"Exit status (--no-exec): 0 read, 1 failure, 2 usage, 3 no pack or a stale or\n"
+		"corrupt one, 4 pack refused (unsafe owner or mode, not a regular file).\n"
+		"\n"
+		"For more details see bootpack-read(8) and bootpack.conf(5).\n",
+		BP_READER_PROG, BP_READER_MAX_MS_INIT, BP_READER_MAX_FDS);
+}
+
+static void usage_error(const char *what, const char *arg)
+{
+	dprintf(STDERR_FILENO, "%s: %s '%s'\nTry '%s --help' for more information.\n",
+		BP_READER_PROG, what, arg, BP_READER_PROG);
+}
+
+/* One option; 0, or -EINVAL (bad value) with the offending text in *bad. */
+static int set_opt(struct settings *s, int c, const char *arg)
+{
+	uint64_t v;
+	int r;
+
+	switch (c) {
+	case 'p':
+		s->o.pack = arg;
+		s->cl_pack = 1;
+		return 0;
+	case 'i':
+		if (arg[0] != '/')
+			return -EINVAL;
+		s->o.init = arg;
+		s->cl_init = 1;
+		return 0;
+	case 'r':
+		s->o.root = arg;
+		return 0;
+	case 't':
+		if (bp_reader_parse_size(arg, &v) || v > 86400000)
+			return -EINVAL;
+		s->o.max_ms = v;
+		s->cl_max_ms = 1;
+		return 0;
+	case OPT_BUDGET:
+		if (bp_reader_parse_size(arg, &v))
+			return -EINVAL;
+		s->o.budget = v;
+		s->cl_budget = 1;
+		return 0;
+	case OPT_MAX_FDS:
+		if (bp_reader_parse_size(arg, &v) || v < 1 || v > 65536)
+			return -EINVAL;
+		s->o.max_fds = (unsigned int)v;
+		s->cl_max_fds = 1;
+		return 0;
+	case OPT_METHOD:
+		if ((r = bp_reader_parse_method(arg)) < 0)
+			return r;
+		s->o.method = r;
+		s->cl_method = 1;
+		return 0;
+	case OPT_IOPRIO:
+		if ((r = bp_reader_parse_ioprio(arg)) < 0)
+			return r;
+		s->o.ioprio = r;
+		s->cl_ioprio = 1;
+		return 0;
+	case OPT_LOG:
+		if ((r = bp_reader_parse_log(arg)) < 0)
+			return r;
+		s->o.log = r;
+		s->cl_log = 1;
+		return 0;
+	case OPT_CONFIG:
+		s->config = arg;
+		return 0;
+	case 'n':
+		s->no_exec = 1;
+		return 0;
+	case OPT_AS_INIT:
+		s->as_init = 1;
+		return 0;
+	case OPT_NO_META:
+		s->o.no_meta = 1;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* The configuration file fills what the command line left unset. */
+static void apply_conf(struct settings *s)
+{
+	struct bp_reader_conf conf;
+
+	s->conf_rc = 0;
+	if (!s->config || strcmp(s->config, "none") == 0)
+		return;
+	bp_reader_conf_init(&conf);
+	s->conf_rc = bp_reader_load_conf(s->config, &conf, &s->conf_bad_line);
+	if (s->conf_rc == -ENOENT)
+		s->conf_rc = 0;
+	if (conf.pack[0] && !s->cl_pack) {
+		memcpy(s->conf_pack, conf.pack, sizeof(s->conf_pack));
+		s->o.pack = s->conf_pack;
+	}
+	if (conf.init[0] && !s->cl_init) {
+		memcpy(s->conf_init, conf.init, sizeof(s->conf_init));
+		s->o.init = s->conf_init;
+	}
+	if (conf.has_max_ms && !s->cl_max_ms)
+		s->o.max_ms = conf.max_ms;
+	if (conf.has_budget && !s->cl_budget)
+		s->o.budget = conf.budget;
+	if (conf.has_max_fds && !s->cl_max_fds)
+		s->o.max_fds = conf.max_fds;
+	if (conf.method >= 0 && !s->cl_method)
+		s->o.method = conf.method;
+	if (conf.ioprio >= 0 && !s->cl_ioprio)
+		s->o.ioprio = conf.ioprio;
+	if (conf.log >= 0 && !s->cl_log)
+		s->o.log = conf.log;
+}
+
+static void defaults(struct settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->o.pack = BP_PACK_DEFAULT_PATH;
+	s->o.root = "/";
+	s->o.init = BP_READER_DEFAULT_INIT;
+	s->o.max_fds = BP_READER_MAX_FDS;
+	s->o.method = BP_READ_PREAD;
+	s->o.ioprio = BP_IOPRIO_AUTO;
+	s->o.log = BP_LOGT_AUTO;
+	s->config = BP_READER_CONF;
+}
+
+/* Load, read, log one summary. Returns an exit status (exitcodes.h). */
+static int do_read(struct settings *s)
+{
+	struct bp_reader_stats st;
+	struct bp_pack *p = NULL;
+	const char *why = NULL;
+	int rc;
+
+	if (s->conf_rc)
+		bp_rlog(BP_RLOG_WARNING, "%s: line %u: bad setting, ignored (see bootpack.conf(5))",
+			s->config, s->conf_bad_line);
+	rc = bp_pack_load_file(s->o.pack, s->o.load_flags, &p, &why);
+	if (rc) {
+		bp_rlog(rc == -ENOENT ? BP_RLOG_INFO : BP_RLOG_ERR, "%s: %s%s%s", s->o.pack,
+			why ? why : bp_pack_strerror(rc),
+			rc == -ENOENT ? " (nothing to read; create it with 'bootpack pack')" :
+			rc == -EPERM ? " (fix: chown root:root and chmod go-w the pack)" :
+			(rc == -EBADMSG || rc == -EOPNOTSUPP || rc == -E2BIG) ?
+				" (pack refused; write a new one with 'bootpack pack')" : "",
+			"");
+		switch (rc) {
+		case -ENOENT:
+		case -EBADMSG:
+		case -EOPNOTSUPP:
+		case -E2BIG:
+			return BP_EX_STALE;
+		case -EPERM:
+		case -EINVAL:
+		case -ELOOP:
+			return BP_EX_REFUSED;
+		default:
+			return BP_EX_FAILURE;
+		}
+	}
+	if (bp_reader_set_ioprio(s->o.ioprio) < 0)
+		bp_rlog(BP_RLOG_WARNING, "cannot set the I/O priority: %s", strerror(errno));
+	rc = bp_reader_run(p, &s->o, &st, &why);
+	bp_pack_free(p);
+	if (rc) {
+		bp_rlog(BP_RLOG_ERR, "%s: %s: %s", rc == -ESTALE ? s->o.pack : s->o.root, why,
+			strerror(-rc));
+		return rc == -ESTALE ? BP_EX_STALE : BP_EX_FAILURE;
+	}
+	if (st.meta_skipped)
+		bp_rlog(BP_RLOG_WARNING, "metadata ranges not read: %s", st.why_meta);
+	bp_rlog(BP_RLOG_INFO,
+		"%llu bytes (%llu metadata), %llu files, %llu skipped (%llu stale, %llu unsafe, "
+		"%llu missing), %llu cut, %llu errors, %llu ms%s",
+		(unsigned long long)st.bytes, (unsigned long long)st.meta_bytes,
+		(unsigned long long)st.files, (unsigned long long)st.skipped,
+		(unsigned long long)st.stale, (unsigned long long)st.unsafe,
+		(unsigned long long)st.missing, (unsigned long long)st.cut,
+		(unsigned long long)st.errors, (unsigned long long)st.elapsed_ms,
+		st.timed_out ? " (stopped at --max-ms)" : "");
+	return BP_EX_OK;
+}
+
+/* ---- PID 1 ------------------------------------------------------------- */
+
+/* Exec init, then the kernel's own fallbacks; never returns unless all fail. */
+static void exec_init(const char *init, int argc, char **argv)
+{
+	static const char *const fallback[] = { "/sbin/init", "/etc/init", "/bin/init", "/bin/sh" };
+	char *nargv[256];
+	const char *tried = init;
+	size_t i, n = 1;
+
+	for (i = 0; i < (size_t)argc && n < sizeof(nargv) / sizeof(nargv[0]) - 1; i++)
+		nargv[n++] = argv[i];
+	nargv[n] = NULL;
+	nargv[0] = (char *)init;
+	execve(init, nargv, environ);
+	bp_rlog(BP_RLOG_ERR, "cannot exec %s: %s; trying the default inits", init, strerror(errno));
+	for (i = 0; i < sizeof(fallback) / sizeof(fallback[0]); i++) {
+		if (strcmp(fallback[i], tried) == 0)
+			continue;
+		nargv[0] = (char *)fallback[i];
+		execve(fallback[i], nargv, environ);
+	}
+	bp_rlog(BP_RLOG_ERR, "no working init found");
+}
+
+static void ensure_proc(void)
+{
+	if (access("/proc/self", F_OK) == 0)
+		return;
+	mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+}
+
+static void child_setup(void)
+{
+	int fd;
+
+	setsid();
+	setpriority(PRIO_PROCESS, 0, 10);
+	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, "1000", 4) < 0) {
+			/* best effort */
+		}
+		close(fd);
+	}
+}
+
+/*
+ * Options are taken only as "--name=value" or "--name value" of the long
+ * options above; the first other word (or "--") ends them, and it and all
+ * that follow go to init unchanged (the kernel passes init its own words,
+ * e.g. "single").
+ */
+static int parse_init_args(struct settings *s, int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = NULL;
+		const struct option *lo;
+		size_t nlen;
+
+		if (strcmp(a, "--") == 0)
+			return i + 1;
+		if (strncmp(a, "--", 2) != 0)
+			return i;
+		nlen = strcspn(a + 2, "=");
+		for (lo = longopts; lo->name; lo++)
+			if (strlen(lo->name) == nlen && strncmp(lo->name, a + 2, nlen) == 0)
+				break;
+		if (!lo->name || lo->val == 'h' || lo->val == 'V')
+			return i;
+		if (lo->has_arg == required_argument) {
+			if (a[2 + nlen] == '=')
+				val = a + 3 + nlen;
+			else if (i + 1 < argc)
+				val = argv[++i];
+			else
+				return i;
+		}
+		if (set_opt(s, lo->val, val) < 0)
+			continue;	/* a bad value is ignored: init must still run */
+	}
+	return i;
+}
+
+static int init_main(int argc, char **argv)
+{
+	struct bp_reader_cmdline cl;
+	struct settings s;
+	const char *init;
+	int first, rc;
+	pid_t pid;
+
+	defaults(&s);
+	s.o.max_ms = BP_READER_MAX_MS_INIT;
+	first = parse_init_args(&s, argc, argv);
+	if (s.o.log == BP_LOGT_AUTO)
+		s.o.log = BP_LOGT_KMSG;
+	ensure_proc();
+	bp_reader_read_cmdline(&cl);	/* unreadable: defaults */
+	apply_conf(&s);
+	if (s.o.log == BP_LOGT_AUTO)
+		s.o.log = BP_LOGT_KMSG;
+	init = cl.init[0] ? cl.init : s.o.init;
+	bp_rlog_open(s.o.log);
+
+	if (cl.off) {
+		bp_rlog(BP_RLOG_INFO, "bootpack=off: not reading");
+	} else if (s.no_exec) {
+		/* --no-exec as PID 1 makes no sense: still never keep init from running */
+		bp_rlog(BP_RLOG_WARNING, "--no-exec ignored as PID 1");
+	}
+	if (!cl.off) {
+		pid = fork();
+		if (pid == 0) {
+			child_setup();
+			rc = do_read(&s);
+			bp_rlog_close();
+			_exit(rc);
+		}
+		if (pid < 0)
+			bp_rlog(BP_RLOG_ERR, "fork: %s; starting %s without reading", strerror(errno),
+				init);
+	}
+	exec_init(init, argc - first, argv + first);
+	_exit(127);
+}
+
+/* ---- service ------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+	struct settings s;
+	int c, i, rc;
+
+	/* As PID 1 init always runs, whatever the options say. */
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--as-init") == 0)
+			break;
+	if (getpid() == 1 || (i < argc && strcmp(argv[i], "--as-init") == 0))
+		return init_main(argc, argv);
+
+	defaults(&s);
+	while ((c = getopt_long(argc, argv, "p:i:r:t:nhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage();
+			return BP_EX_OK;
+		case 'V':
+			dprintf(STDOUT_FILENO, "%s from bootpack %s\n", BP_READER_PROG, PACKAGE_VERSION);
+			return BP_EX_OK;
+		case '?':
+			dprintf(STDERR_FILENO, "Try '%s --help' for more information.\n",
+				BP_READER_PROG);
+			return BP_EX_USAGE;
+		default:
+			if (set_opt(&s, c, optarg) < 0) {
+				usage_error("bad value", optarg);
+				return BP_EX_USAGE;
+			}
+		}
+	}
+	if (optind < argc) {
+		usage_error("unexpected argument", argv[optind]);
+		return BP_EX_USAGE;
+	}
+	apply_conf(&s);
+	bp_rlog_open(s.o.log);
+	rc = do_read(&s);
+	bp_rlog_close();
+	return rc;
+}

@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * reader-cmdline.c --- bootpack-read settings: kernel command line and /etc/bootpack.conf
+ *
+ * Kernel command line: "bootpack=off" (also 0, no, false) disables the
+ * reader; "bootpack.init=PATH" names the init to exec. Values may be quoted
+ * ("bootpack.init=\"/sbin/my init\"") as the kernel allows.
+ *
+ * /etc/bootpack.conf: "key = value" lines, '#' comments; see bootpack.conf(5).
+ * A bad line is skipped and reported, the rest still applies: a typo must
+ * never keep the machine from booting.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "reader.h"
+
+#define CMDLINE_MAX	4096
+#define CONF_MAX	65536
+
+static int is_off(const char *v, size_t len)
+{
+	static const char *const offs[] = { "off", "0", "no", "false" };
+	size_t i;
+
+	for (i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
+		if (strlen(offs[i]) == len && strncmp(v, offs[i], len) == 0)
+			return 1;
+	return 0;
+}
+
+void bp_reader_parse_cmdline(const char *buf, struct bp_reader_cmdline *c)
+{
+	const char *p = buf;
+
+	memset(c, 0, sizeof(*c));
+	while (*p) {
+		const char *start, *eq = NULL, *val;
+		size_t klen, vlen;
+		int quoted = 0;
+
+		while (*p && isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			break;
+		start = p;
+		/* A word ends at unquoted white space. */
+		while (*p && (quoted || !isspace((unsigned char)*p))) {
+			if (*p == '"')
+				quoted = !quoted;
+			else if (*p == '=' && !eq)
+				eq = p;
+			p++;
+		}
+		if (!eq)
+			continue;
+		klen = (size_t)(eq - start);
+		val = eq + 1;
+		vlen = (size_t)(p - val);
+		if (vlen >= 2 && val[0] == '"' && val[vlen - 1] == '"') {
+			val++;
+			vlen -= 2;
+		}
+		if (klen == 8 && strncmp(start, "bootpack", 8) == 0) {
+			c->off = is_off(val, vlen);
+		} else if (klen == 13 && strncmp(start, "bootpack.init", 13) == 0) {
+			if (vlen > 0 && vlen < sizeof(c->init) && val[0] == '/') {
+				memcpy(c->init, val, vlen);
+				c->init[vlen] = '\0';
+			}
+		}
+	}
+}
+
+/* Read up to max-1 bytes of a small file, NUL-terminated. */
+static int read_small(const char *path, char *buf, size_t max)
+{
+	struct stat st;
+	size_t got = 0;
+	int fd, rc = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	while (got < max - 1) {
+		ssize_t n = read(fd, buf + got, max - 1 - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	return rc;
+}
+
+int bp_reader_read_cmdline(struct bp_reader_cmdline *c)
+{
+	char buf[CMDLINE_MAX];
+	int rc;
+
+	rc = read_small("/proc/cmdline", buf, sizeof(buf));
+	if (rc) {
+		memset(c, 0, sizeof(*c));
+		return rc;
+	}
+	bp_reader_parse_cmdline(buf, c);
+	return 0;
+}
+
+/* "75M", "1G", "4096", "512k": binary multiples. */
+int bp_reader_parse_size(const char *s, uint64_t *v)
+{
+	unsigned long long n;
+	unsigned int shift = 0;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	switch (*end) {
+	case '\0':
+		break;
+	case 'k': case 'K':
+		shift = 10;
+		end++;
+		break;
+	case 'm': case 'M':
+		shift = 20;
+		end++;
+		break;
+	case 'g': case 'G':
+		shift = 30;
+		end++;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (*end == 'i' && shift)
+		end++;
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end)
+		return -EINVAL;
+	if (shift && n > (UINT64_MAX >> shift))
+		return -ERANGE;
+	*v = (uint64_t)n << shift;
+	return 0;
+}
+
+int bp_reader_parse_method(const char *s)
+{
+	if (strcmp(s, "pread") == 0)
+		return BP_READ_PREAD;
+	if (strcmp(s, "readahead") == 0)
+		return BP_READ_READAHEAD;
+	if (strcmp(s, "fadvise") == 0)
+		return BP_READ_FADVISE;
+	return -EINVAL;
+}
+
+int bp_reader_parse_ioprio(const char *s)
+{
+	if (strcmp(s, "auto") == 0)
+		return BP_IOPRIO_AUTO;
+	if (strcmp(s, "be") == 0 || strcmp(s, "best-effort") == 0)
+		return BP_IOPRIO_BE;
+	if (strcmp(s, "idle") == 0)
+		return BP_IOPRIO_IDLE;
+	if (strcmp(s, "keep") == 0)
+		return BP_IOPRIO_KEEP;
+	return -EINVAL;
+}
+
+int bp_reader_parse_log(const char *s)
+{
+	if (strcmp(s, "auto") == 0)
+		return BP_LOGT_AUTO;
+	if (strcmp(s, "kmsg") == 0)
+		return BP_LOGT_KMSG;
+	if (strcmp(s, "stderr") == 0)
+		return BP_LOGT_STDERR;
+	return -EINVAL;
+}
+
+void bp_reader_conf_init(struct bp_reader_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->log = c->method = c->ioprio = -1;
+}
+
+static int set_path(char *dst, size_t max, const char *v)
+{
+	size_t len = strlen(v);
+
+	if (v[0] != '/' || len >= max)
+		return -EINVAL;
+	memcpy(dst, v, len + 1);
+	return 0;
+}
+
+static int conf_set(struct bp_reader_conf *c, const char *k, const char *v)
+{
+	uint64_t n;
+	int r;
+
+	if (strcmp(k, "pack") == 0)
+		return set_path(c->pack, sizeof(c->pack), v);
+	if (strcmp(k, "init") == 0)
+		return set_path(c->init, sizeof(c->init), v);
+	if (strcmp(k, "max_ms") == 0) {
+		if (bp_reader_parse_size(v, &n) || n > 86400000)
+			return -EINVAL;
+		c->max_ms = n;
+		c->has_max_ms = 1;
+		return 0;
+	}
+	if (strcmp(k, "budget") == 0) {
+		if (bp_reader_parse_size(v, &n))
+			return -EINVAL;
+		c->budget = n;
+		c->has_budget = 1;
+		return 0;
+	}
+	if (strcmp(k, "max_fds") == 0) {
+		if (bp_reader_parse_size(v, &n) || n < 1 || n > 65536)
+			return -EINVAL;
+		c->max_fds = (unsigned int)n;
+		c->has_max_fds = 1;
+		return 0;
+	}
+	if (strcmp(k, "log") == 0) {
+		r = bp_reader_parse_log(v);
+		if (r >= 0)
+			c->log = r;
+		return r < 0 ? r : 0;
+	}
+	if (strcmp(k, "method") == 0) {
+		r = bp_reader_parse_method(v);
+		if (r >= 0)
+			c->method = r;
+		return r < 0 ? r : 0;
+	}
+	if (strcmp(k, "ioprio") == 0) {
+		r = bp_reader_parse_ioprio(v);
+		if (r >= 0)
+			c->ioprio = r;
+		return r < 0 ? r : 0;
+	}
+	return -EINVAL;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+int bp_reader_parse_conf(const char *buf, struct bp_reader_conf *c, unsigned int *line)
+{
+	char l[512];
+	unsigned int no = 0;
+	int rc = 0;
+
+	while (*buf) {
+		const char *nl = strchr(buf, '\n');
+		size_t len = nl ? (size_t)(nl - buf) : strlen(buf);
+		char *s, *eq;
+
+		no++;
+		if (len >= sizeof(l)) {
+			if (!rc && line)
+				*line = no;
+			rc = -EINVAL;
+			goto next;
+		}
+		memcpy(l, buf, len);
+		l[len] = '\0';
+		if ((s = strchr(l, '#')))
+			*s = '\0';
+		s = trim(l);
+		if (!*s)
+			goto next;
+		eq = strchr(s, '=');
+		if (!eq || conf_set(c, trim((*eq = '\0', s)), trim(eq + 1)) < 0) {
+			if (!rc && line)
+				*line = no;
+			rc = -EINVAL;
+		}
+next:
+		buf += len;
+		if (*buf == '\n')
+			buf++;
+	}
+	return rc;
+}
+
+int bp_reader_load_conf(const char *path, struct bp_reader_conf *c, unsigned int *line)
+{
+	char *buf;
+	int rc;
+
+	buf = malloc(CONF_MAX);
+	if (!buf)
+		return -ENOMEM;
+	rc = read_small(path, buf, CONF_MAX);
+	if (!rc)
+		rc = bp_reader_parse_conf(buf, c, line);
+	free(buf);
+	return rc;
+}

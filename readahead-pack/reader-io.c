@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * reader-io.c --- bootpack-read's engine: read a pack's ranges into the page cache
+ *
+ * Order: the metadata ranges through the block device first (inode tables,
+ * directories, extent blocks: what path lookups need), then the file
+ * entries in pack order (physical order). Every range whose budget_pos is
+ * beyond the effective budget is cut; reading stops at --max-ms.
+ *
+ * A path is looked up with openat2(O_PATH, RESOLVE_BENEATH |
+ * RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV) below the root directory and
+ * fstat()ed before anything is opened for reading: a FIFO or a device node
+ * is never opened at all, a path never leaves the root's filesystem. The
+ * file is then opened O_RDONLY | O_NOATIME | O_NONBLOCK | O_NOFOLLOW and
+ * checked again (same inode, generation via FS_IOC_GETVERSION). Files whose
+ * inode, generation, size or mtime differ from the pack are stale: skipped.
+ * At most max_fds files are open at once (least recently used is closed).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <linux/fs.h>
+#include <linux/openat2.h>
+
+#include "reader.h"
+
+enum fstate {
+	FS_UNKNOWN = 0,
+	FS_OK,
+	FS_STALE,
+	FS_UNSAFE,
+	FS_MISSING,
+};
+
+/* Open files, least recently used evicted. */
+struct slot {
+	uint32_t path_off;
+	int fd;
+	uint64_t used;
+	uint64_t size;
+};
+
+struct rctx {
+	const struct bp_reader_opts *o;
+	struct bp_reader_stats *st;
+	int rootfd;
+	dev_t root_dev;
+	uint64_t t0, budget;
+	uint8_t *buf;		/* BP_READER_CHUNK bytes for BP_READ_PREAD */
+	struct slot *slots;
+	unsigned int nslots, maxslots;
+	uint64_t tick;
+	/* path_off -> enum fstate, open addressing (key path_off + 1) */
+	uint32_t *keys;
+	uint8_t *states;
+	uint32_t mask;
+	int have_openat2;
+	uint32_t compat;	/* the pack's feature_compat */
+};
+
+static int out_of_time(struct rctx *c)
+{
+	if (!c->o->max_ms || c->st->timed_out)
+		return c->st->timed_out;
+	if (bp_reader_now_ms() - c->t0 >= c->o->max_ms)
+		c->st->timed_out = 1;
+	return c->st->timed_out;
+}
+
+/* Read [off, off + len) of fd the configured way, in chunks; bytes issued. */
+static uint64_t read_range(struct rctx *c, int fd, uint64_t off, uint64_t len)
+{
+	uint64_t done = 0;
+
+	while (done < len && !out_of_time(c)) {
+		size_t n = (size_t)(len - done < BP_READER_CHUNK ? len - done : BP_READER_CHUNK);
+		off_t at = (off_t)(off + done);
+		ssize_t r;
+
+		switch (c->o->method) {
+		case BP_READ_READAHEAD:
+			if (readahead(fd, at, n) < 0) {
+				c->st->errors++;
+				return done;
+			}
+			r = (ssize_t)n;
+			break;
+		case BP_READ_FADVISE:
+			if (posix_fadvise(fd, at, (off_t)n, POSIX_FADV_WILLNEED)) {
+				c->st->errors++;
+				return done;
+			}
+			r = (ssize_t)n;
+			break;
+		case BP_READ_PREAD:
+		default:
+			r = pread(fd, c->buf, n, at);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0) {
+				c->st->errors++;
+				return done;
+			}
+			if (r == 0)
+				return done;	/* end of file or device */
+			break;
+		}
+		done += (uint64_t)r;
+	}
+	return done;
+}
+
+static int hash_init(struct rctx *c, uint32_t nfiles)
+{
+	uint64_t n = 16;
+
+	while (n < 2ULL * nfiles)
+		n <<= 1;
+	c->keys = calloc(n, sizeof(*c->keys));
+	c->states = calloc(n, sizeof(*c->states));
+	if (!c->keys || !c->states)
+		return -ENOMEM;
+	c->mask = (uint32_t)(n - 1);
+	return 0;
+}
+
+static uint8_t *hash_state(struct rctx *c, uint32_t path_off)
+{
+	uint32_t h = (path_off * 2654435761U) & c->mask;
+
+	for (;;) {
+		if (c->keys[h] == path_off + 1)
+			return &c->states[h];
+		if (c->keys[h] == 0) {
+			c->keys[h] = path_off + 1;
+			return &c->states[h];
+		}
+		h = (h + 1) & c->mask;
+	}
+}
+
+static int open_beneath(struct rctx *c, const char *rel, uint64_t flags)
+{
+	struct open_how how;
+	long fd;
+
+	if (c->have_openat2) {
+		memset(&how, 0, sizeof(how));
+		how.flags = flags | O_NOFOLLOW | O_CLOEXEC;
+		how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+			      RESOLVE_NO_XDEV;
+		fd = syscall(SYS_openat2, c->rootfd, rel, &how, sizeof(how));
+		if (fd >= 0 || errno != ENOSYS)
+			return fd >= 0 ? (int)fd : -errno;
+		c->have_openat2 = 0;
+	}
+	/* Kernels before 5.6: the pack's paths are normalized (no ".."). */
+	fd = openat(c->rootfd, rel, (int)flags | O_NOFOLLOW | O_CLOEXEC);
+	return fd >= 0 ? (int)fd : -errno;
+}
+
+static int stale(const struct rctx *c, const struct stat *st, const struct bp_pack_entry *e)
+{
+	if (st->st_ino != e->ino || (uint64_t)st->st_size != e->size ||
+	    st->st_mtim.tv_sec != e->mtime_sec)
+		return 1;
+	if ((c->compat & BP_PACK_COMPAT_MTIME_NSEC) &&
+	    (uint32_t)st->st_mtim.tv_nsec != e->mtime_nsec)
+		return 1;
+	return 0;
+}
+
+static void evict_lru(struct rctx *c)
+{
+	unsigned int i, lru = 0;
+
+	for (i = 1; i < c->nslots; i++)
+		if (c->slots[i].used < c->slots[lru].used)
+			lru = i;
+	close(c->slots[lru].fd);
+	c->slots[lru] = c->slots[--c->nslots];
+}
+
+/* Look the file up, check it, open it: an enum fstate; *ret the slot when FS_OK. */
+static int open_file(struct rctx *c, const struct bp_pack_entry *e, struct slot **ret)
+{
+	struct stat st, st2;
+	struct slot *s;
+	long gen = 0;
+	int pfd, fd;
+
+	if (!bp_pack_path_ok(e->path, e->path_len))
+		return FS_UNSAFE;
+	pfd = open_beneath(c, e->path + 1, O_PATH);
+	if (pfd < 0)
+		return (pfd == -ENOENT || pfd == -ENOTDIR || pfd == -EACCES) ? FS_MISSING : FS_UNSAFE;
+	if (fstat(pfd, &st) < 0) {
+		close(pfd);
+		return FS_MISSING;
+	}
+	close(pfd);
+	if (!S_ISREG(st.st_mode) || st.st_dev != c->root_dev)
+		return FS_UNSAFE;	/* a FIFO or a device is never opened */
+	if (stale(c, &st, e))
+		return FS_STALE;
+
+	fd = open_beneath(c, e->path + 1, O_RDONLY | O_NOATIME | O_NONBLOCK | O_NOCTTY);
+	if (fd == -EPERM)	/* O_NOATIME: not the owner and no CAP_FOWNER */
+		fd = open_beneath(c, e->path + 1, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return FS_MISSING;
+	if (fstat(fd, &st2) < 0 || !S_ISREG(st2.st_mode) || st2.st_dev != st.st_dev ||
+	    st2.st_ino != st.st_ino) {
+		close(fd);
+		return FS_UNSAFE;	/* replaced between the two lookups */
+	}
+	if (ioctl(fd, FS_IOC_GETVERSION, &gen) == 0 && (uint32_t)gen != e->generation) {
+		close(fd);
+		return FS_STALE;
+	}
+	if (c->o->method == BP_READ_PREAD)
+		posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);	/* read what we ask, no more */
+
+	if (c->nslots == c->maxslots)
+		evict_lru(c);
+	s = &c->slots[c->nslots++];
+	s->path_off = e->path_off;
+	s->fd = fd;
+	s->size = (uint64_t)st2.st_size;
+	*ret = s;
+	return FS_OK;
+}
+
+static struct slot *find_slot(struct rctx *c, uint32_t path_off)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nslots; i++)
+		if (c->slots[i].path_off == path_off)
+			return &c->slots[i];
+	return NULL;
+}
+
+static void count_skip(struct bp_reader_stats *st, int state)
+{
+	st->skipped++;
+	if (state == FS_STALE)
+		st->stale++;
+	else if (state == FS_UNSAFE)
+		st->unsafe++;
+	else
+		st->missing++;
+}
+
+static void read_entries(struct rctx *c, const struct bp_pack *p)
+{
+	uint32_t i, n = bp_pack_nentries(p);
+
+	for (i = 0; i < n; i++) {
+		struct bp_pack_entry e;
+		struct slot *s;
+		uint8_t *state;
+		uint64_t len;
+
+		if (bp_pack_entry(p, i, &e) < 0)
+			break;
+		if (e.budget_pos > c->budget || out_of_time(c)) {
+			c->st->cut++;
+			continue;
+		}
+		state = hash_state(c, e.path_off);
+		if (*state != FS_UNKNOWN && *state != FS_OK) {
+			count_skip(c->st, *state);
+			continue;
+		}
+		s = find_slot(c, e.path_off);
+		if (!s) {
+			int r = open_file(c, &e, &s);
+
+			if (r != FS_OK) {
+				*state = (uint8_t)r;
+				count_skip(c->st, r);
+				continue;
+			}
+			if (*state == FS_UNKNOWN)
+				c->st->files++;
+			*state = FS_OK;
+		}
+		s->used = ++c->tick;
+		if (e.offset >= s->size)
+			continue;
+		len = e.length < s->size - e.offset ? e.length : s->size - e.offset;
+		c->st->bytes += read_range(c, s->fd, e.offset, len);
+		c->st->entries++;
+	}
+}
+
+static void read_meta(struct rctx *c, const struct bp_pack *p, int devfd)
+{
+	uint32_t i, n = bp_pack_nmeta(p);
+
+	if (c->o->method == BP_READ_PREAD)
+		posix_fadvise(devfd, 0, 0, POSIX_FADV_RANDOM);
+	for (i = 0; i < n; i++) {
+		struct bp_pack_meta m;
+		uint64_t got;
+
+		if (bp_pack_meta(p, i, &m) < 0)
+			break;
+		if (m.budget_pos > c->budget || out_of_time(c)) {
+			c->st->cut++;
+			continue;
+		}
+		got = read_range(c, devfd, m.offset, m.length);
+		c->st->meta_bytes += got;
+		c->st->bytes += got;
+		c->st->meta_ranges++;
+	}
+}
+
+/* The metadata device, or -1 with st->why_meta set. */
+static int meta_device(struct rctx *c, const struct bp_pack_info *in, int uuid_checked)
+{
+	int fd;
+
+	if (!uuid_checked && (in->dev_major || in->dev_minor) &&
+	    makedev(in->dev_major, in->dev_minor) != c->root_dev) {
+		c->st->why_meta = "device number differs from the pack and the filesystem UUID cannot be checked";
+		return -1;
+	}
+	fd = bp_reader_open_blockdev(major(c->root_dev), minor(c->root_dev));
+	if (fd < 0) {
+		c->st->why_meta = "no block device node for the root's filesystem";
+		return -1;
+	}
+	return fd;
+}
+
+static void free_ctx(struct rctx *c)
+{
+	while (c->nslots)
+		close(c->slots[--c->nslots].fd);
+	free(c->slots);
+	free(c->keys);
+	free(c->states);
+	free(c->buf);
+	if (c->rootfd >= 0)
+		close(c->rootfd);
+}
+
+int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
+		  struct bp_reader_stats *st, const char **why)
+{
+	const struct bp_pack_info *in = bp_pack_info(p);
+	static const uint8_t nil[16];
+	struct rctx c;
+	struct rlimit rl;
+	struct stat rst;
+	uint8_t uuid[16];
+	uint64_t mem;
+	int uuid_checked = 0, rc = 0;
+
+	memset(st, 0, sizeof(*st));
+	memset(&c, 0, sizeof(c));
+	c.o = o;
+	c.st = st;
+	c.t0 = bp_reader_now_ms();
+	c.compat = in->feature_compat;
+	c.have_openat2 = 1;
+	c.rootfd = open(o->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (c.rootfd < 0 || fstat(c.rootfd, &rst) < 0) {
+		rc = -errno;
+		*why = "cannot open the root directory";
+		goto out;
+	}
+	c.root_dev = rst.st_dev;
+	if (bp_reader_fs_uuid(c.rootfd, uuid) == 0 && memcmp(in->uuid, nil, 16) != 0) {
+		if (memcmp(uuid, in->uuid, 16) != 0) {
+			rc = -ESTALE;
+			*why = "the pack is for another filesystem (UUID differs from the root's)";
+			goto out;
+		}
+		uuid_checked = 1;
+	}
+
+	/* Budget: the pack's bytes, or less (--budget), scaled to free memory. */
+	c.budget = in->total_bytes;
+	if (o->budget && o->budget < c.budget)
+		c.budget = o->budget;
+	if (bp_reader_mem_available(&mem) == 0)
+		c.budget = bp_reader_scale_budget(c.budget, mem);
+	st->budget = c.budget;
+
+	c.maxslots = o->max_fds ? o->max_fds : BP_READER_MAX_FDS;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < (rlim_t)c.maxslots + 16)
+		c.maxslots = rl.rlim_cur > 17 ? (unsigned int)rl.rlim_cur - 16 : 1;
+	c.slots = calloc(c.maxslots, sizeof(*c.slots));
+	if (!c.slots || hash_init(&c, in->nfiles) < 0) {
+		rc = -ENOMEM;
+		*why = "out of memory";
+		goto out;
+	}
+	if (o->method == BP_READ_PREAD) {
+		c.buf = malloc(BP_READER_CHUNK);
+		if (!c.buf) {
+			rc = -ENOMEM;
+			*why = "out of memory";
+			goto out;
+		}
+	}
+
+	if (bp_pack_nmeta(p)) {
+		int devfd = -1;
+
+		if (o->no_meta)
+			st->why_meta = "--no-meta";
+		else
+			devfd = meta_device(&c, in, uuid_checked);
+		if (devfd >= 0) {
+			read_meta(&c, p, devfd);
+			close(devfd);
+		} else {
+			st->meta_skipped = 1;
+		}
+	}
+	read_entries(&c, p);
+out:
+	free_ctx(&c);
+	st->elapsed_ms = bp_reader_now_ms() - c.t0;
+	return rc;
+}

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * reader-sys.c --- bootpack-read's system helpers: clock, memory, I/O priority, devices
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "reader.h"
+
+/* Not in older <linux/fs.h> (Linux 6.5+). */
+#ifndef FS_IOC_GETFSUUID
+struct bp_fsuuid2 {
+	uint8_t len;
+	uint8_t uuid[16];
+};
+#define FS_IOC_GETFSUUID _IOR(0x15, 0, struct bp_fsuuid2)
+#else
+#define bp_fsuuid2 fsuuid2
+#endif
+
+#define IOPRIO_CLASS_SHIFT	13
+#define IOPRIO_CLASS_NONE	0
+#define IOPRIO_CLASS_BE		2
+#define IOPRIO_CLASS_IDLE	3
+#define IOPRIO_WHO_PROCESS	1
+#define IOPRIO_VALUE(c, l)	(((c) << IOPRIO_CLASS_SHIFT) | (l))
+
+uint64_t bp_reader_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int bp_reader_mem_available(uint64_t *bytes)
+{
+	char buf[4096];
+	const char *p;
+	ssize_t n;
+	int fd;
+
+	fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	p = strstr(buf, "MemAvailable:");
+	if (!p)
+		return -ENOENT;	/* kernels before 3.14 */
+	*bytes = strtoull(p + strlen("MemAvailable:"), NULL, 10) * 1024;
+	return 0;
+}
+
+/* Never read more than half of the memory that is available now. */
+uint64_t bp_reader_scale_budget(uint64_t want, uint64_t mem_available)
+{
+	uint64_t cap = mem_available / 2;
+
+	return want < cap ? want : cap;
+}
+
+int bp_reader_set_ioprio(enum bp_read_ioprio how)
+{
+	long cur;
+	int val;
+
+	switch (how) {
+	case BP_IOPRIO_KEEP:
+		return 0;
+	case BP_IOPRIO_AUTO:
+		cur = syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, 0);
+		if (cur >= 0 && (cur >> IOPRIO_CLASS_SHIFT) != IOPRIO_CLASS_NONE)
+			return 0;	/* set by our caller (IOSchedulingClass=) */
+		/* fall through */
+	case BP_IOPRIO_BE:
+		val = IOPRIO_VALUE(IOPRIO_CLASS_BE, 7);
+		break;
+	case BP_IOPRIO_IDLE:
+	default:
+		val = IOPRIO_VALUE(IOPRIO_CLASS_IDLE, 0);
+		break;
+	}
+	if (syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, val) < 0)
+		return -errno;
+	return 0;
+}
+
+int bp_reader_fs_uuid(int dirfd, uint8_t uuid[16])
+{
+	struct bp_fsuuid2 u;
+
+	memset(&u, 0, sizeof(u));
+	u.len = sizeof(u.uuid);
+	if (ioctl(dirfd, FS_IOC_GETFSUUID, &u) < 0)
+		return -errno;
+	if (u.len != 16)
+		return -EOPNOTSUPP;
+	memcpy(uuid, u.uuid, 16);
+	return 0;
+}
+
+static int open_if_dev(const char *path, dev_t want)
+{
+	struct stat st;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != want) {
+		close(fd);
+		return -ENODEV;
+	}
+	return fd;
+}
+
+/*
+ * The block device major:minor, read-only: /dev/block/MAJ:MIN (udev), else
+ * /dev/DEVNAME from /sys/dev/block/MAJ:MIN/uevent (devtmpfs, no udev yet).
+ * The node must be a block device with that very number. No node is ever
+ * created.
+ */
+int bp_reader_open_blockdev(unsigned int major, unsigned int minor)
+{
+	char path[96], buf[512];
+	dev_t want = makedev(major, minor);
+	const char *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/dev/block/%u:%u", major, minor);
+	fd = open_if_dev(path, want);
+	if (fd >= 0)
+		return fd;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", major, minor);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ENODEV;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -ENODEV;
+	buf[n] = '\0';
+	p = strstr(buf, "DEVNAME=");
+	if (!p)
+		return -ENODEV;
+	p += strlen("DEVNAME=");
+	n = (ssize_t)strcspn(p, "\n");
+	if (n <= 0 || n > 64 || memmem(p, (size_t)n, "..", 2))
+		return -ENODEV;
+	snprintf(path, sizeof(path), "/dev/%.*s", (int)n, p);
+	return open_if_dev(path, want);
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * reader.h --- bootpack-read internals: options, counters, engine, logger
+ *
+ * bootpack-read links libc, zlib and libbppack.a only (no libext2fs, no
+ * com_err, no stdio output): everything here returns 0 or a negative errno
+ * and never prints, except the logger in reader-log.c.
+ */
+#ifndef BP_READER_H
+#define BP_READER_H
+
+#include <stdint.h>
+
+#include "pack-parse.h"
+
+#define BP_READER_PROG		"bootpack-read"
+#define BP_READER_CONF		"/etc/bootpack.conf"
+#define BP_READER_DEFAULT_INIT	"/sbin/init"
+#define BP_READER_CHUNK		(1U << 20)	/* bytes per read call */
+#define BP_READER_MAX_FDS	64		/* default cap on open file descriptors */
+#define BP_READER_MAX_MS_INIT	60000		/* default --max-ms as init= */
+
+/* How ranges are read (--method); see readahead-pack/BENCH.md. */
+enum bp_read_method {
+	BP_READ_PREAD = 0,	/* pread() into a scratch buffer: the pages are read when it returns */
+	BP_READ_READAHEAD,	/* readahead(2), chunked */
+	BP_READ_FADVISE,	/* posix_fadvise(POSIX_FADV_WILLNEED), chunked */
+};
+
+/* I/O priority (--ioprio); real-time is never used. */
+enum bp_read_ioprio {
+	BP_IOPRIO_AUTO = 0,	/* best-effort 7 unless a class was already set (systemd unit) */
+	BP_IOPRIO_BE,		/* best-effort, level 7 (lowest) */
+	BP_IOPRIO_IDLE,		/* idle class */
+	BP_IOPRIO_KEEP,		/* leave it alone */
+};
+
+enum bp_log_target {
+	BP_LOGT_AUTO = 0,	/* kmsg when PID 1 or stderr is not a tty, else stderr */
+	BP_LOGT_KMSG,
+	BP_LOGT_STDERR,
+};
+
+struct bp_reader_opts {
+	const char *pack;	/* pack file */
+	const char *root;	/* where the packed filesystem is mounted */
+	const char *init;	/* init to exec in init= mode */
+	uint64_t max_ms;	/* stop issuing reads after this long; 0: no limit */
+	uint64_t budget;	/* read at most this many bytes; 0: the pack's own */
+	unsigned int max_fds;	/* open file descriptors at most */
+	enum bp_read_method method;
+	enum bp_read_ioprio ioprio;
+	enum bp_log_target log;
+	unsigned int load_flags;	/* BP_PACK_LOAD_* */
+	int no_meta;		/* do not read metadata through the block device */
+};
+
+struct bp_reader_stats {
+	uint64_t bytes;		/* bytes issued (metadata + files) */
+	uint64_t meta_bytes;
+	uint64_t meta_ranges;
+	uint64_t files;		/* distinct files read */
+	uint64_t entries;	/* file entries read */
+	uint64_t skipped;	/* file entries skipped, all reasons below */
+	uint64_t stale;		/* entries of files whose ino/generation/size/mtime differ */
+	uint64_t unsafe;	/* entries of paths refused: not regular, other fs, escapes root */
+	uint64_t missing;	/* entries of files that could not be opened */
+	uint64_t cut;		/* ranges left out by the (scaled) budget or --max-ms */
+	uint64_t errors;	/* read errors */
+	uint64_t budget;	/* effective budget in bytes */
+	uint64_t elapsed_ms;
+	int meta_skipped;	/* 1: metadata ranges not read (no device), see why_meta */
+	const char *why_meta;
+	int timed_out;		/* --max-ms reached */
+};
+
+/* reader-io.c: read the pack's ranges below o->root. */
+int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
+		  struct bp_reader_stats *st, const char **why);
+
+/* reader-sys.c */
+uint64_t bp_reader_now_ms(void);
+int bp_reader_mem_available(uint64_t *bytes);	/* /proc/meminfo MemAvailable */
+uint64_t bp_reader_scale_budget(uint64_t want, uint64_t mem_available);
+int bp_reader_set_ioprio(enum bp_read_ioprio how);
+int bp_reader_fs_uuid(int dirfd, uint8_t uuid[16]);	/* FS_IOC_GETFSUUID */
+int bp_reader_open_blockdev(unsigned int major, unsigned int minor);
+
+/* reader-cmdline.c: the kernel command line and /etc/bootpack.conf. */
+struct bp_reader_cmdline {
+	int off;		/* bootpack=off */
+	char init[256];		/* bootpack.init=PATH, "" if absent */
+};
+void bp_reader_parse_cmdline(const char *buf, struct bp_reader_cmdline *c);
+int bp_reader_read_cmdline(struct bp_reader_cmdline *c);
+
+struct bp_reader_conf {
+	char pack[256];
+	char init[256];
+	uint64_t max_ms;
+	uint64_t budget;
+	unsigned int max_fds;
+	int log;		/* enum bp_log_target, -1 if unset */
+	int method;		/* enum bp_read_method, -1 if unset */
+	int ioprio;		/* enum bp_read_ioprio, -1 if unset */
+	int has_max_ms, has_budget, has_max_fds;
+};
+void bp_reader_conf_init(struct bp_reader_conf *c);
+/* 0, or -EINVAL with *line set to the first bad line (which is skipped). */
+int bp_reader_parse_conf(const char *buf, struct bp_reader_conf *c, unsigned int *line);
+int bp_reader_load_conf(const char *path, struct bp_reader_conf *c, unsigned int *line);
+int bp_reader_parse_size(const char *s, uint64_t *v);
+int bp_reader_parse_method(const char *s);
+int bp_reader_parse_ioprio(const char *s);
+int bp_reader_parse_log(const char *s);
+
+/* reader-log.c: one line at a time, with write(2); never fails, never blocks. */
+void bp_rlog_open(enum bp_log_target t);
+void bp_rlog_close(void);
+void bp_rlog(int pri, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define BP_RLOG_ERR	3
+#define BP_RLOG_WARNING	4
+#define BP_RLOG_INFO	6
+
+#endif /* BP_READER_H */

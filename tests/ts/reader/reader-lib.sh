@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# reader-lib.sh --- helpers shared by the tests/ts/reader cases (sourced, not a test)
+
+READER=${READER:-$top_builddir/bootpack-read}
+RD_HELPERS=$top_builddir/tests/ts/reader
+
+# rd_trace_text IMG DEV OUT PATH...: a text trace in the ftrace layout of an
+# older kernel (page-add events only: every page added counts) reading every
+# page of each PATH of IMG, in argument order; DEV is "MAJ:MIN".
+rd_trace_text() {
+	local img=$1 dev=$2 out=$3 p ino size pages i t=0
+	shift 3
+	: >"$out"
+	for p in "$@"; do
+		read -r ino size < <(debugfs -R "stat $p" "$img" 2>/dev/null |
+			awk '/^Inode:/{i=$2} /Size: /{for (k=1;k<=NF;k++) if ($k=="Size:") s=$(k+1)} END{print i, s}')
+		[ -n "$ino" ] || bp_fail "rd_trace_text: $p not in $img"
+		pages=$(( (size + 4095) / 4096 ))
+		for ((i = 0; i < pages; i++)); do
+			t=$((t + 1))
+			printf '  cat-7 [000] ..... %d.%06d: mm_filemap_add_to_page_cache: dev %s ino %x pfn=0x1 ofs=%d order=0\n' \
+				$((t / 1000000 + 1)) $((t % 1000000)) "$dev" "$ino" $((i * 4096)) >>"$out"
+		done
+	done
+}
+
+# rd_make_pack IMG OUT PATH...: trace (imported text) then bootpack pack, uncompressed.
+rd_make_pack() {
+	local img=$1 out=$2
+	shift 2
+	rd_trace_text "$img" 7:0 "$BP_TMPDIR/rd.txt" "$@"
+	"$BOOTPACK" trace --import "$BP_TMPDIR/rd.txt" -o "$BP_TMPDIR/rd.trace" --device "$img" \
+		>/dev/null 2>"$BP_TMPDIR/rd.err" || { cat "$BP_TMPDIR/rd.err"; bp_fail "trace --import"; }
+	"$BOOTPACK" pack --trace "$BP_TMPDIR/rd.trace" -o "$out" --compress=never "$img" \
+		>/dev/null 2>"$BP_TMPDIR/rd.err" || { cat "$BP_TMPDIR/rd.err"; bp_fail "bootpack pack"; }
+	chmod 0644 "$out"
+}
+
+# rd_cold LOOP: drop every cache of the device.
+rd_cold() {
+	sync
+	blockdev --flushbufs "$1"
+	echo 3 >/proc/sys/vm/drop_caches
+}
+
+# rd_read_sectors LOOP: sectors read so far (field 3 of /sys/block/X/stat).
+rd_read_sectors() {
+	awk '{print $3}' "/sys/block/$(basename "$1")/stat"
+}
+
+# rd_standin PATH MARK: a stand-in init. It records its PID in MARK, waits
+# (at most 20 s) until every other process of its PID namespace has ended or
+# is a zombie, then appends "others-done" or "others-running" to MARK.
+rd_standin() {
+	cat >"$1" <<-STANDIN
+	#!/bin/bash
+	echo "\$\$" >"$2"
+	echo "args:\$*" >>"$2"
+	for ((n = 0; n < 400; n++)); do
+		others=0
+		for d in /proc/[0-9]*; do
+			p=\${d#/proc/}
+			[ "\$p" = "\$\$" ] && continue
+			st=
+			read -r st <"\$d/stat" 2>/dev/null || continue
+			st=\${st##*) }
+			[ "\${st%% *}" = Z ] || others=1
+		done
+		[ \$others = 0 ] && { echo others-done >>"$2"; exit 0; }
+		sleep 0.05
+	done
+	echo others-running >>"$2"
+	STANDIN
+	chmod 0755 "$1"
+}
+
+# rd_pid1 MARK ARGS...: run bootpack-read as PID 1 of a new PID namespace
+# with a stand-in init (stderr log in $BP_TMPDIR/pid1.log); fails if it
+# takes more than 30 s, if the stand-in did not run as PID 1, or if the
+# reading child was still running after 20 s.
+rd_pid1() {
+	local mark=$1 rc=0
+	shift
+	rm -f "$mark"
+	rd_standin "$BP_TMPDIR/standin" "$mark"
+	timeout 30 unshare --pid --fork --mount-proc "$READER" --log=stderr --config=none \
+		--init "$BP_TMPDIR/standin" "$@" >"$BP_TMPDIR/pid1.out" 2>"$BP_TMPDIR/pid1.log" || rc=$?
+	[ $rc -ne 124 ] || bp_fail "bootpack-read as PID 1 hung ($*)"
+	[ -s "$mark" ] || { cat "$BP_TMPDIR/pid1.log"; bp_fail "init was not exec'd ($*)"; }
+	[ "$(head -n 1 "$mark")" = 1 ] || bp_fail "init ran as PID $(head -n 1 "$mark"), not 1"
+	bp_grep '^others-done$' "$mark"
+}
