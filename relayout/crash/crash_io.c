@@ -4,7 +4,7 @@
  *
  * The crash model of relayout-safety.md §3: every write issued since the
  * last completed io_channel_flush() may or may not be on the disk, in any
- * combination (and, with BP_CRASH_TORN, any 512-byte sector of it). Writes
+ * combination (and, with BP_CRASH_TORN, any sector of it). Writes
  * are kept in a per-channel queue (offset, length, bytes); reads overlay the
  * queue on the file; flush applies the queue in program order and fsync()s.
  * At the chosen write the process applies a pseudo-random subset of every
@@ -23,7 +23,6 @@
 #include "c.h"
 #include "crash_io.h"
 
-#define SECTOR 512
 
 struct cio_write {
 	uint64_t off;
@@ -44,6 +43,7 @@ static struct {
 	uint64_t crash_at;	/* 0 = never */
 	uint64_t seed;
 	int prefix, torn;
+	size_t sector;		/* atomic unit of a torn write */
 	const char *count_file, *log_file;
 	uint64_t writes, flushes;
 	struct cio_chan *open;
@@ -100,6 +100,11 @@ static void cio_load_env(void)
 	cio.seed = env_u64("BP_CRASH_SEED", 1);
 	cio.prefix = env_u64("BP_CRASH_PREFIX", 0) != 0;
 	cio.torn = env_u64("BP_CRASH_TORN", 0) != 0;
+	cio.sector = (size_t)env_u64("BP_CRASH_SECTOR", 512);
+	if (cio.sector < 512 || (cio.sector & (cio.sector - 1))) {
+		fprintf(stderr, "crash_io: BP_CRASH_SECTOR must be a power of two >= 512\n");
+		_exit(2);
+	}
 	cio.count_file = getenv("BP_CRASH_COUNT");
 	if (cio.count_file && !*cio.count_file)
 		cio.count_file = NULL;
@@ -196,7 +201,10 @@ static void __attribute__((noreturn)) cio_power_cut(void)
 	for (c = cio.open; c; c = c->next) {
 		for (i = 0; i < c->nq; i++) {
 			struct cio_write *w = &c->q[i];
-			size_t nsec = (w->len + SECTOR - 1) / SECTOR, s;
+			/* Sectors are aligned on the device, not on the write. */
+			uint64_t first = w->off / cio.sector;
+			uint64_t last = (w->off + w->len - 1) / cio.sector;
+			size_t nsec = w->len ? (size_t)(last - first + 1) : 1;
 			unsigned int how;
 
 			pending++;
@@ -213,19 +221,20 @@ static void __attribute__((noreturn)) cio_power_cut(void)
 				pwrite_all(c->fd, w->data, w->len, w->off);
 				continue;
 			}
-			for (s = 0; s < nsec; s++) {
-				size_t o = s * SECTOR, l = MIN(w->len - o, (size_t)SECTOR);
+			for (uint64_t sec = first; sec <= last; sec++) {
+				uint64_t s = MAX(sec * cio.sector, w->off);
+				uint64_t e = MIN((sec + 1) * cio.sector, w->off + w->len);
 
 				if (rnd() & 1)
-					pwrite_all(c->fd, w->data + o, l, w->off + o);
+					pwrite_all(c->fd, w->data + (s - w->off), (size_t)(e - s), s);
 			}
 		}
 		fsync(c->fd);
 	}
-	fprintf(stderr, "crash_io: power cut at write %llu (seed %llu%s%s): %llu of %llu "
-			"pending writes applied\n",
+	fprintf(stderr, "crash_io: power cut at write %llu (seed %llu%s%s, %zu-byte sectors): "
+			"%llu of %llu pending writes applied\n",
 		(unsigned long long)cio.crash_at, (unsigned long long)cio.seed,
-		cio.prefix ? ", prefix" : "", cio.torn ? ", torn" : "", applied, pending);
+		cio.prefix ? ", prefix" : "", cio.torn ? ", torn" : "", cio.sector, applied, pending);
 	_exit(BP_CRASH_EXIT);
 }
 

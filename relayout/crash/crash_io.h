@@ -14,7 +14,10 @@
  *   BP_CRASH_SEED=S     seed of the subset (default 1)
  *   BP_CRASH_PREFIX=1   apply every pending write in order (the kill -9 model)
  *   BP_CRASH_TORN=1     a multi-sector write may land as a subset of its
- *                       512-byte sectors
+ *                       sectors (device-aligned)
+ *   BP_CRASH_SECTOR=B   the atomic unit of a torn write (default 512: 512n
+ *                       disks; 4096: 512e/4Kn disks, whose physical sectors
+ *                       are 4 KiB)
  *   BP_CRASH_COUNT=FILE run to completion; write "writes W\nflushes F\n" to
  *                       FILE when a channel closes and at exit
  *   BP_CRASH_LOG=FILE   append one line per write and flush (debugging)

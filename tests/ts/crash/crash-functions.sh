@@ -3,7 +3,8 @@
 #
 # In the suite each case cuts the power at a sample of the writes of one
 # relayout; `make crash-full` (BP_CRASH_FULL=1) runs every write with more
-# seeds, torn writes included. The driver and its oracle:
+# seeds, torn writes (4 KiB atomic) included; `make crash-torn512`
+# (BP_CRASH_TORN512=1) tears at 512 bytes (old 512n disks). The driver and its oracle:
 # relayout/crash/crash-driver.sh; the model: relayout/crash/README.md.
 
 CRASH_DRIVER=$top_srcdir/relayout/crash/crash-driver.sh
@@ -51,7 +52,12 @@ crash_points() {
 	"$CRASH_MKTRACE" "$img" "$t" "${CRASH_BOOT_FILES[@]}" || bp_fail "cannot write the trace"
 	if [ "${BP_CRASH_FULL:-0}" = 1 ]; then
 		sample=0
-		opts=(--prefix --seeds "1 2 3" --torn-seeds "1")
+		opts=(--prefix --seeds "1 2 3" --torn-seeds "1 2")
+	fi
+	# 512n model (make crash-torn512): every write, 512-byte atomic sectors.
+	if [ "${BP_CRASH_TORN512:-0}" = 1 ]; then
+		sample=0
+		opts=(--seeds "" --torn512-seeds "1 2 3")
 	fi
 	bash "$CRASH_DRIVER" --image "$img" --work "$BP_TMPDIR/crash" --name "$name${CRASH_NAME_SUFFIX:-}" \
 		--sample "$sample" "${opts[@]}" --summary "$CRASH_SUMMARY" "$@" \
