@@ -51,7 +51,7 @@ crash_points() {
 	t=$BP_TMPDIR/boot.trace
 	"$CRASH_MKTRACE" "$img" "$t" "${CRASH_BOOT_FILES[@]}" || bp_fail "cannot write the trace"
 	if [ "${BP_CRASH_FULL:-0}" = 1 ]; then
-		sample=0
+		sample=${CRASH_FULL_SAMPLE:-0}
 		opts=(--prefix --seeds "1 2 3" --torn-seeds "1 2")
 	fi
 	# 512n model (make crash-torn512): every write, 512-byte atomic sectors.
