@@ -13,7 +13,7 @@ rd_trace_text() {
 	: >"$out"
 	for p in "$@"; do
 		read -r ino size < <(debugfs -R "stat $p" "$img" 2>/dev/null |
-			awk '/^Inode:/{i=$2} /Size: /{for (k=1;k<=NF;k++) if ($k=="Size:") s=$(k+1)} END{print i, s}')
+			awk '/^Inode:/{i=$2} /^User:.*Size: /{s=$NF} END{print i, s}')
 		[ -n "$ino" ] || bp_fail "rd_trace_text: $p not in $img"
 		pages=$(( (size + 4095) / 4096 ))
 		for ((i = 0; i < pages; i++)); do
@@ -62,7 +62,7 @@ rd_standin() {
 			p=\${d#/proc/}
 			[ "\$p" = "\$\$" ] && continue
 			st=
-			read -r st <"\$d/stat" 2>/dev/null || continue
+			read -r st 2>/dev/null <"\$d/stat" || continue
 			st=\${st##*) }
 			[ "\${st%% *}" = Z ] || others=1
 		done
