@@ -362,6 +362,21 @@ static int read_buffer(struct bp_tracefs *tf, struct bp_collect *c, const struct
 	return 0;
 }
 
+/* Say which events this kernel lacks, or prints in a layout we cannot read. */
+static void warn_events(const struct bp_tracefs *tf)
+{
+	unsigned int i;
+
+	for (i = 1; i < bp_tracefs_nevents; i++) {
+		if (tf->missing & (1U << i))
+			bp_log_warn("trace: this kernel has no %s event (Linux 6.12 or later): "
+				    "tracing without it", bp_tracefs_events[i]);
+		else if (tf->bad_layout & (1U << i))
+			bp_log_warn("trace: the %s event has a layout this bootpack cannot read: "
+				    "tracing without it", bp_tracefs_events[i]);
+	}
+}
+
 /* --- sources ----------------------------------------------------------------- */
 
 static int run_command(const struct opts *o, char **argv)
@@ -464,9 +479,7 @@ static int run_command(const struct opts *o, char **argv)
 		bp_log_warn("trace: '%s' %s %d; writing the trace of what it read", argv[0],
 			    WIFEXITED(status) ? "exited with status" : "was killed by signal",
 			    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-	if (tf.missing & BP_TRACEFS_ACCESS_MASK)
-		bp_log_warn("trace: this kernel lacks some of mm_filemap_get_pages, _map_pages, "
-			    "_fault (Linux 6.12 or later)");
+	warn_events(&tf);
 	ret = read_buffer(&tf, c, o);
 	bp_tracefs_close(&tf);
 	sig_tf = NULL;
@@ -524,6 +537,7 @@ static int from_boot(const struct opts *o)
 	}
 	catch_signals(&tf);
 	bp_tracefs_stop(&tf);	/* a consistent snapshot; the events are disabled below */
+	warn_events(&tf);
 	ret = read_buffer(&tf, c, o);
 	bp_tracefs_close(&tf);
 	sig_tf = NULL;

@@ -94,6 +94,34 @@ struct bp_resolve_stats {
 errcode_t bp_resolve(const struct bp_collected *col, const char *devpath, int64_t written_after,
 		     struct bp_trace *t, struct bp_resolve_stats *st, struct bp_err *err);
 
+/* --- event-format.c: an event's tracefs "format" file --------------------- */
+
+#define BP_EV_FIELDS_MAX 32
+
+struct bp_ev_field {
+	char name[48];
+	unsigned int offset, size;
+	int is_signed;
+};
+
+struct bp_ev_format {
+	char name[64];
+	unsigned int id;
+	struct bp_ev_field fields[BP_EV_FIELDS_MAX];
+	unsigned int nfields;
+	char print_fmt[1024];
+};
+
+errcode_t bp_ev_format_parse(FILE *fp, const char *path, struct bp_ev_format *f,
+			     struct bp_err *err);
+const struct bp_ev_field *bp_ev_format_field(const struct bp_ev_format *f, const char *name);
+/*
+ * 0 if f is a filemap event whose layout bootpack reads: a 4- or 8-byte
+ * i_ino (32-bit, 64-bit or u64 kernels), s_dev, index, and a print format
+ * with dev, ino in hex and ofs in bytes; else BP_ET_UNSUPPORTED and why.
+ */
+errcode_t bp_ev_format_check(const struct bp_ev_format *f, struct bp_err *err);
+
 /* --- tracefs.c: a tracefs instance of our own ------------------------------ */
 
 #define BP_EV_NAMES_MAX 8
@@ -106,6 +134,8 @@ struct bp_tracefs {
 	unsigned int missing;	/* bit i: bp_tracefs_events[i] not in this kernel */
 	int on_fd;		/* tracing_on, kept open for signal handlers */
 	int restore_on;		/* top buffer: tracing_on was 1, set it back on close */
+	unsigned int ino_size;	/* bytes of i_ino in add_to_page_cache (4 or 8) */
+	unsigned int bad_layout;	/* bit i: event present but its layout is unknown */
 };
 
 /* "filemap/mm_filemap_add_to_page_cache", …; index 0 is required. */

@@ -119,10 +119,32 @@ void bp_tracefs_reap(const struct bp_tracefs *tf)
 	closedir(dir);
 }
 
+/* Read and check the event's format file; 0 if bootpack can read its text. */
+static errcode_t check_format(struct bp_tracefs *tf, unsigned int i, struct bp_err *err)
+{
+	char path[PATH_MAX + 512];
+	struct bp_ev_format f;
+	errcode_t rc;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/events/%s/format", tf->root, bp_tracefs_events[i]);
+	fp = fopen(path, "re");
+	if (!fp)
+		return bp_err_set(err, errno, "%s: %s", path, strerror(errno));
+	rc = bp_ev_format_parse(fp, path, &f, err);
+	fclose(fp);
+	if (!rc)
+		rc = bp_ev_format_check(&f, err);
+	if (!rc && i == 0)
+		tf->ino_size = bp_ev_format_field(&f, "i_ino")->size;
+	return rc;
+}
+
 static errcode_t enable_events(struct bp_tracefs *tf, uint32_t kdev, struct bp_err *err)
 {
 	char file[256], filter[128];
 	unsigned int i;
+	errcode_t rc;
 	int r;
 
 	for (i = 0; i < bp_tracefs_nevents; i++) {
@@ -134,6 +156,13 @@ static errcode_t enable_events(struct bp_tracefs *tf, uint32_t kdev, struct bp_e
 						  "this kernel has no %s event (Linux 2.6.38 or later "
 						  "with CONFIG_TRACING): nothing to trace with",
 						  bp_tracefs_events[0]);
+			continue;
+		}
+		rc = check_format(tf, i, err);
+		if (rc) {
+			if (i == 0)
+				return rc;
+			tf->bad_layout |= 1U << i;	/* do without it */
 			continue;
 		}
 		if (kdev) {
@@ -213,10 +242,16 @@ errcode_t bp_tracefs_top(struct bp_tracefs *tf, struct bp_err *err)
 	tf->on_fd = open(on, O_WRONLY | O_CLOEXEC);
 	for (i = 0; i < bp_tracefs_nevents; i++) {
 		snprintf(file, sizeof(file), "events/%s/enable", bp_tracefs_events[i]);
-		if (!exists(tf->dir, file))
+		if (!exists(tf->dir, file)) {
 			tf->missing |= 1U << i;
-		else
-			tf->enabled |= 1U << i;	/* disabled again by bp_tracefs_close */
+			continue;
+		}
+		tf->enabled |= 1U << i;	/* disabled again by bp_tracefs_close */
+		if (check_format(tf, i, err)) {
+			if (i == 0)
+				return err ? err->code : BP_ET_UNSUPPORTED;
+			tf->bad_layout |= 1U << i;
+		}
 	}
 	if (tf->missing & 1U)
 		return bp_err_set(err, BP_ET_UNSUPPORTED, "this kernel has no %s event",
