@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test-reader-conf.c --- unit tests of bootpack-read's settings: command line, bootpack.conf, budget
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "reader.h"
+#include "unit.h"
+
+static void test_cmdline(void)
+{
+	struct bp_reader_cmdline c;
+
+	bp_reader_parse_cmdline("BOOT_IMAGE=/vmlinuz root=/dev/vda1 ro quiet\n", &c);
+	CHECK(!c.off && c.init[0] == '\0');
+	bp_reader_parse_cmdline("root=/dev/vda1 bootpack=off splash", &c);
+	CHECK(c.off);
+	bp_reader_parse_cmdline("bootpack=0", &c);
+	CHECK(c.off);
+	bp_reader_parse_cmdline("bootpack=on bootpack.init=/lib/systemd/systemd single", &c);
+	CHECK(!c.off && strcmp(c.init, "/lib/systemd/systemd") == 0);
+	bp_reader_parse_cmdline("bootpack.init=\"/sbin/my init\" x=\"a b\" bootpack=off", &c);
+	CHECK(c.off && strcmp(c.init, "/sbin/my init") == 0);
+	bp_reader_parse_cmdline("bootpack.init=relative/init", &c);
+	CHECK(c.init[0] == '\0');	/* must be absolute */
+	bp_reader_parse_cmdline("mybootpack=off bootpack.initx=/x", &c);
+	CHECK(!c.off && c.init[0] == '\0');
+	bp_reader_parse_cmdline("", &c);
+	CHECK(!c.off);
+}
+
+static void test_conf(void)
+{
+	struct bp_reader_conf c;
+	unsigned int line = 0;
+
+	bp_reader_conf_init(&c);
+	CHECK(bp_reader_parse_conf("# all at their defaults\n\n#pack = /var/lib/bootpack/pack\n",
+				   &c, &line) == 0);
+	CHECK(c.pack[0] == '\0' && c.log == -1 && c.method == -1 && !c.has_max_ms);
+
+	bp_reader_conf_init(&c);
+	CHECK(bp_reader_parse_conf("pack=/p\n init = /sbin/x # comment\nmax_ms=500\nbudget = 10M\n"
+				   "max_fds=8\nlog=stderr\nmethod=fadvise\nioprio=idle", &c, &line) == 0);
+	CHECK(strcmp(c.pack, "/p") == 0 && strcmp(c.init, "/sbin/x") == 0);
+	CHECK(c.has_max_ms && c.max_ms == 500);
+	CHECK(c.has_budget && c.budget == 10ULL << 20);
+	CHECK(c.has_max_fds && c.max_fds == 8);
+	CHECK(c.log == BP_LOGT_STDERR && c.method == BP_READ_FADVISE && c.ioprio == BP_IOPRIO_IDLE);
+
+	/* A bad line is named, skipped, the others apply. */
+	bp_reader_conf_init(&c);
+	CHECK(bp_reader_parse_conf("max_ms=10\nmethod=mmap\nnoequals\npack=relative\nlog=kmsg\n",
+				   &c, &line) == -EINVAL);
+	CHECK(line == 2);
+	CHECK(c.max_ms == 10 && c.method == -1 && c.pack[0] == '\0' && c.log == BP_LOGT_KMSG);
+	bp_reader_conf_init(&c);
+	CHECK(bp_reader_parse_conf("ioprio=realtime\n", &c, &line) == -EINVAL && line == 1);
+	CHECK(c.ioprio == -1);
+}
+
+static void test_sizes(void)
+{
+	uint64_t v;
+
+	CHECK(bp_reader_parse_size("4096", &v) == 0 && v == 4096);
+	CHECK(bp_reader_parse_size("75M", &v) == 0 && v == 75ULL << 20);
+	CHECK(bp_reader_parse_size("1GiB", &v) == 0 && v == 1ULL << 30);
+	CHECK(bp_reader_parse_size("512k", &v) == 0 && v == 512 << 10);
+	CHECK(bp_reader_parse_size("-1", &v) < 0);
+	CHECK(bp_reader_parse_size("12X", &v) < 0);
+	CHECK(bp_reader_parse_size("", &v) < 0);
+	CHECK(bp_reader_parse_size("99999999999999999999", &v) < 0);
+	CHECK(bp_reader_parse_size("17179869184G", &v) < 0);
+
+	/* At most half of MemAvailable. */
+	CHECK(bp_reader_scale_budget(75ULL << 20, 4ULL << 30) == 75ULL << 20);
+	CHECK(bp_reader_scale_budget(75ULL << 20, 100ULL << 20) == 50ULL << 20);
+	CHECK(bp_reader_scale_budget(75ULL << 20, 0) == 0);
+}
+
+int main(void)
+{
+	test_cmdline();
+	test_conf();
+	test_sizes();
+	return unit_exit();
+}
