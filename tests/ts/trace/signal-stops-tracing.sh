@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # SIGINT or SIGTERM during 'trace -- sleep 5': the command is stopped, the
-# tracefs instance is removed, nothing is written, exit 32.
+# tracefs instance is removed, nothing is written, exit 32. After SIGKILL
+# (which cannot be caught) the next run removes the orphaned instance.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 . "$top_srcdir/tests/ts/trace/trace-lib.sh"
 
@@ -29,4 +30,20 @@ for sig in INT TERM; do
 	[ ! -d "$tfs/instances/bootpack-$pid" ] || bp_fail "SIG$sig left the instance behind"
 	[ ! -e "$BP_TMPDIR/t" ] || bp_fail "SIG$sig: a trace was written"
 done
+tr_no_instance
+
+"$BOOTPACK" trace -o "$BP_TMPDIR/t" -- sleep 1 2>/dev/null &
+pid=$!
+for _ in $(seq 100); do
+	[ "$(cat "$tfs/instances/bootpack-$pid/tracing_on" 2>/dev/null)" = 1 ] && break
+	sleep 0.05
+done
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null || true
+bp_on_exit "rmdir '$tfs/instances/bootpack-$pid'"
+[ -d "$tfs/instances/bootpack-$pid" ] || bp_fail "expected an orphaned instance after SIGKILL"
+sleep 1.1	# the orphaned command ends
+bp_expect_exit 2 "$BOOTPACK" trace -o "$BP_TMPDIR/t" --buffer-size 1x -- true
+"$BOOTPACK" trace -o "$BP_TMPDIR/t2" -- true 2>/dev/null || true
+[ ! -d "$tfs/instances/bootpack-$pid" ] || bp_fail "the orphaned instance was not removed"
 tr_no_instance
