@@ -58,7 +58,7 @@ static void usage(void)
 	       "Options:\n"
 	       " -o, --output <file>       write the trace here\n"
 	       " -d, --device <dev>        the ext2/3/4 filesystem to trace and resolve against\n"
-	       "                           (a device, an image, UUID=… or LABEL=…)\n"
+	       "                           (a device, an image, UUID=…, LABEL=… or a mount point)\n"
 	       "     --from-boot           read what the kernel traced since power-on\n"
 	       "                           (trace_event= on the kernel command line)\n"
 	       "     --import <text>       parse a saved text trace (/sys/kernel/tracing/trace)\n"
@@ -179,8 +179,14 @@ static int open_device(const char *spec, struct bp_dev *dev, uint32_t *kdev)
 {
 	struct bp_err err = { 0 };
 	struct stat st;
+	char mnt[64];
 
 	*kdev = 0;
+	/* A directory stands for the filesystem mounted there ("--device /"). */
+	if (stat(spec, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(mnt, sizeof(mnt), "/dev/block/%u:%u", major(st.st_dev), minor(st.st_dev));
+		spec = mnt;
+	}
 	if (bp_dev_resolve(spec, dev, &err) || bp_dev_require_ext(dev, &err))
 		return fail(&err);
 	if (stat(dev->path, &st) == 0 && S_ISBLK(st.st_mode))
@@ -636,7 +642,7 @@ static int merge(const struct opts *o, int n, char **paths)
 /* --- setup --------------------------------------------------------------------- */
 
 static const char stop_service[] =
-	"# Written by 'bootpack trace --setup --install'.\n"
+	"# Written by 'bootpack trace --setup --install' (trace/bootpack-trace-stop.service.in).\n"
 	"[Unit]\n"
 	"Description=Save the boot trace of bootpack\n"
 	"Documentation=man:bootpack-trace(8)\n"
@@ -650,7 +656,7 @@ static const char stop_service[] =
 	"TimeoutStartSec=3min\n";
 
 static const char stop_timer[] =
-	"# Written by 'bootpack trace --setup --install'.\n"
+	"# Written by 'bootpack trace --setup --install' (trace/bootpack-trace-stop.timer.in).\n"
 	"[Unit]\n"
 	"Description=Stop the bootpack boot trace once the boot is done\n"
 	"Documentation=man:bootpack-trace(8)\n"

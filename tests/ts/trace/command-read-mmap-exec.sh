@@ -78,7 +78,8 @@ bp_grep '^source import$' "$BP_TMPDIR/imported"
 
 # 3. read_ahead_kb = 128: readahead brings in more, the trace keeps what was used.
 tr_cold "$loop" 128
-"$BOOTPACK" trace -o "$BP_TMPDIR/ra" --device "$loop" --save-text "$BP_TMPDIR/raw-ra" \
+# (--device given as the mount point this time)
+"$BOOTPACK" trace -o "$BP_TMPDIR/ra" --device "$mnt" --save-text "$BP_TMPDIR/raw-ra" \
 	-- dd if="$mnt/data/plain.bin" of=/dev/null bs=4096 skip=16 count=8 status=none
 tr_ranges "$BP_TMPDIR/ra" >"$BP_TMPDIR/ranges-ra"
 cat "$BP_TMPDIR/ranges-ra"

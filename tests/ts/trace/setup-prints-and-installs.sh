@@ -25,6 +25,15 @@ if command -v systemd-analyze >/dev/null 2>&1; then
 		grep -v 'bootpack: command not found\|Command .* is not executable' |
 		grep -i 'error' && bp_fail "systemd-analyze verify complains"
 fi
+# The units installed by 'make install' are the same, with "--device /".
+mkdir "$BP_TMPDIR/u"
+"$BOOTPACK" trace --setup --install --unit-dir "$BP_TMPDIR/u" --device / >/dev/null
+for u in bootpack-trace-stop.service bootpack-trace-stop.timer; do
+	[ -f "$top_builddir/trace/$u" ] || bp_fail "$u not built"
+	diff -u <(grep -v '^#' "$top_builddir/trace/$u") <(grep -v '^#' "$BP_TMPDIR/u/$u") ||
+		bp_fail "$u: --setup and trace/$u.in differ"
+done
+
 bp_expect_exit 2 "$BOOTPACK" trace --install
 bp_grep 'go with --setup' "$BP_TMPDIR/err"
 exit 0
