@@ -174,17 +174,43 @@ static int require_root(const char *what)
 	return BP_EX_REFUSED;
 }
 
+/*
+ * The device node of MAJ:MIN: /dev/block/MAJ:MIN where udev made it, else
+ * /dev/ + DEVNAME from sysfs.
+ */
+static void devnode(unsigned int ma, unsigned int mi, char *buf, size_t len)
+{
+	char path[96], line[256];
+	FILE *fp;
+
+	snprintf(buf, len, "/dev/block/%u:%u", ma, mi);
+	if (access(buf, F_OK) == 0)
+		return;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", ma, mi);
+	fp = fopen(path, "re");
+	if (!fp)
+		return;
+	while (fgets(line, sizeof(line), fp)) {
+		if (strncmp(line, "DEVNAME=", 8) == 0) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(buf, len, "/dev/%s", line + 8);
+			break;
+		}
+	}
+	fclose(fp);
+}
+
 /* Resolve --device: path, and its dev_t when it is a block device. */
 static int open_device(const char *spec, struct bp_dev *dev, uint32_t *kdev)
 {
 	struct bp_err err = { 0 };
 	struct stat st;
-	char mnt[64];
+	char mnt[PATH_MAX];
 
 	*kdev = 0;
 	/* A directory stands for the filesystem mounted there ("--device /"). */
 	if (stat(spec, &st) == 0 && S_ISDIR(st.st_mode)) {
-		snprintf(mnt, sizeof(mnt), "/dev/block/%u:%u", major(st.st_dev), minor(st.st_dev));
+		devnode(major(st.st_dev), minor(st.st_dev), mnt, sizeof(mnt));
 		spec = mnt;
 	}
 	if (bp_dev_resolve(spec, dev, &err) || bp_dev_require_ext(dev, &err))
@@ -391,7 +417,7 @@ static int run_command(const struct opts *o, char **argv)
 	struct bp_collect *c = NULL;
 	struct bp_dev dev = { 0 };
 	struct bp_err err = { 0 };
-	char devpath[64];
+	char devpath[PATH_MAX];
 	const char *path;
 	int ret, status = 0;
 	sigset_t sigs, oldmask;
@@ -495,8 +521,7 @@ static int run_command(const struct opts *o, char **argv)
 		ret = pick_device(c, &kdev);
 		if (ret)
 			goto out;
-		snprintf(devpath, sizeof(devpath), "/dev/block/%u:%u", BP_KDEV_MAJOR(kdev),
-			 BP_KDEV_MINOR(kdev));
+		devnode(BP_KDEV_MAJOR(kdev), BP_KDEV_MINOR(kdev), devpath, sizeof(devpath));
 		path = devpath;
 	} else {
 		path = dev.path;
@@ -704,8 +729,7 @@ static int setup(const struct opts *o)
 			bp_log_error("trace: /: %s", strerror(errno));
 			return BP_EX_FAILURE;
 		}
-		snprintf(devspec, sizeof(devspec), "/dev/block/%u:%u", major(st.st_dev),
-			 minor(st.st_dev));
+		devnode(major(st.st_dev), minor(st.st_dev), devspec, sizeof(devspec));
 		spec = devspec;
 	}
 	if (bp_dev_resolve(spec, &dev, &err) == 0 && dev.uuid) {
