@@ -386,7 +386,8 @@ errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct b
 	qsort(b.meta, b.nmeta, sizeof(*b.meta), cmp_meta);
 
 	/* Disk order; paths numbered in the order the reader meets them. */
-	qsort(b.ents, b.nents, sizeof(*b.ents), cmp_entry);
+	if (b.nents)
+		qsort(b.ents, b.nents, sizeof(*b.ents), cmp_entry);
 	paths = malloc((t->nfiles ? t->nfiles : 1) * sizeof(*paths));
 	if (!paths) {
 		rc = bp_err_set(err, ENOMEM, "out of memory");
