@@ -422,6 +422,7 @@ static int init_main(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	struct bp_reader_cmdline cl;
 	struct settings s;
 	int c, i, rc;
 
@@ -458,6 +459,11 @@ int main(int argc, char **argv)
 	}
 	apply_conf(&s);
 	bp_rlog_open(s.o.log);
+	if (bp_reader_read_cmdline(&cl) == 0 && cl.off) {
+		bp_rlog(BP_RLOG_INFO, "bootpack=off: not reading");
+		bp_rlog_close();
+		return BP_EX_OK;
+	}
 	rc = do_read(&s);
 	bp_rlog_close();
 	return rc;
