@@ -1,0 +1,9 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Power cut at every write of a relayout on ext4 with inline_data (tiny files have no blocks to move):
+# e2fsck -p preens, e2fsck -fn is then clean, every file unchanged.
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
+. "$top_srcdir/tests/ts/crash/crash-functions.sh"
+crash_require
+crash_points ext4-inline --sample 0
+exit 0
