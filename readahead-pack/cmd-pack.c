@@ -33,6 +33,9 @@ static void usage(void)
 	       " -B, --budget <size>       read at most this much at boot [75M]; 0: no limit\n"
 	       "     --compress=<when>     deflate the pack body: auto (when smaller), always,\n"
 	       "                           never [auto]\n"
+	       "     --meta=<from>         metadata ranges from the trace, from the files'\n"
+	       "                           directories, inodes and mapping blocks on the\n"
+	       "                           filesystem now, or both: trace, files, both [trace]\n"
 	       " -J, --json                print the summary as one JSON object\n"
 	       " -b, --bytes               print sizes in bytes\n"
 	       " -h, --help                display this help\n"
@@ -121,12 +124,13 @@ static int ensure_default_dir(const char *out)
 
 int cmd_pack(int argc, char **argv)
 {
-	enum { OPT_COMPRESS = OPT_COMMON_BASE };
+	enum { OPT_COMPRESS = OPT_COMMON_BASE, OPT_META };
 	static const struct option longopts[] = {
 		{ "trace", required_argument, NULL, 't' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "budget", required_argument, NULL, 'B' },
 		{ "compress", required_argument, NULL, OPT_COMPRESS },
+		{ "meta", required_argument, NULL, OPT_META },
 		{ "json", no_argument, NULL, 'J' },
 		{ "bytes", no_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
@@ -166,6 +170,19 @@ int cmd_pack(int argc, char **argv)
 			else {
 				bp_log_error("pack: unknown --compress value '%s' (use auto, always "
 					     "or never)", optarg);
+				return bp_errtryhelp("pack");
+			}
+			break;
+		case OPT_META:
+			if (strcmp(optarg, "trace") == 0)
+				o.meta = BP_PACK_META_TRACE;
+			else if (strcmp(optarg, "files") == 0)
+				o.meta = BP_PACK_META_FILES;
+			else if (strcmp(optarg, "both") == 0)
+				o.meta = BP_PACK_META_TRACE | BP_PACK_META_FILES;
+			else {
+				bp_log_error("pack: unknown --meta value '%s' (use trace, files or "
+					     "both)", optarg);
 				return bp_errtryhelp("pack");
 			}
 			break;

@@ -13,6 +13,7 @@
 
 #include "bp_et.h"
 #include "pack-build.h"
+#include "pack-meta.h"
 
 /* What a traced file is now. */
 struct fstate {
@@ -306,6 +307,11 @@ errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct b
 {
 	struct bp_pack_report local;
 	struct builder b = { .fs = fs, .t = t, .budget = o->budget };
+	struct bp_meta_list ml = { 0 };
+	const struct bp_trace_meta *tmeta;
+	struct bp_trace_meta *allmeta = NULL;
+	unsigned int meta_src = o->meta ? o->meta : BP_PACK_META_TRACE;
+	size_t nall = 0;
 	struct bp_trace_ref *refs = NULL;
 	struct item *items = NULL;
 	const char **paths = NULL;
@@ -329,8 +335,7 @@ errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct b
 				  "filesystem again", t->hdr.uuid, uuid);
 
 	b.fst = calloc(t->nfiles ? t->nfiles : 1, sizeof(*b.fst));
-	b.meta = calloc(t->nmeta ? t->nmeta : 1, sizeof(*b.meta));
-	if (!b.fst || !b.meta) {
+	if (!b.fst) {
 		rc = bp_err_set(err, ENOMEM, "out of memory");
 		goto out;
 	}
@@ -344,22 +349,59 @@ errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct b
 			rep->files_changed++;
 	}
 
+	/*
+	 * Metadata: the trace's ranges and/or what the files need now (files
+	 * are in first-access order, so each block gets its earliest time).
+	 */
+	if (meta_src & BP_PACK_META_FILES) {
+		for (i = 0; (meta_src & BP_PACK_META_TRACE) && i < t->nmeta; i++) {
+			rc = bp_meta_mark(&ml, fs, t->meta[i].offset, t->meta[i].length);
+			if (rc) {
+				bp_err_set(err, rc, "out of memory");
+				goto out;
+			}
+		}
+		for (i = 0; i < t->nfiles; i++) {
+			if (b.fst[i].skip >= 0)
+				continue;
+			rc = bp_meta_add_file(&ml, fs, t->files[i].path, b.fst[i].ino,
+					      t->files[i].first_ns);
+			if (rc) {
+				bp_err_lib(err, rc, "while finding the metadata blocks of %s",
+					   t->files[i].path);
+				goto out;
+			}
+		}
+	}
+	nall = ((meta_src & BP_PACK_META_TRACE) ? t->nmeta : 0) + ml.n;
+	allmeta = malloc((nall ? nall : 1) * sizeof(*allmeta));
+	b.meta = calloc(nall ? nall : 1, sizeof(*b.meta));
+	if (!allmeta || !b.meta) {
+		rc = bp_err_set(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	if (meta_src & BP_PACK_META_TRACE)
+		memcpy(allmeta, t->meta, t->nmeta * sizeof(*allmeta));
+	if (ml.n)
+		memcpy(allmeta + nall - ml.n, ml.v, ml.n * sizeof(*allmeta));
+	tmeta = allmeta;
+
 	/* Everything in first-access order, metadata first at equal times. */
 	rc = bp_trace_ranges_by_time(t, &refs, &nrefs);
 	if (rc) {
 		bp_err_set(err, rc, "out of memory");
 		goto out;
 	}
-	nitems = t->nmeta + nrefs;
+	nitems = nall + nrefs;
 	items = malloc((nitems ? nitems : 1) * sizeof(*items));
 	if (!items) {
 		rc = bp_err_set(err, ENOMEM, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < t->nmeta; i++)
-		items[i] = (struct item){ t->meta[i].first_ns, 1, i };
+	for (i = 0; i < nall; i++)
+		items[i] = (struct item){ tmeta[i].first_ns, 1, i };
 	for (i = 0; i < nrefs; i++)
-		items[t->nmeta + i] = (struct item){ refs[i].range->first_ns, 0, i };
+		items[nall + i] = (struct item){ refs[i].range->first_ns, 0, i };
 	qsort(items, nitems, sizeof(*items), cmp_item);
 
 	for (i = 0; i < nitems; i++) {
@@ -367,7 +409,7 @@ errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct b
 		size_t file;
 
 		if (items[i].is_meta) {
-			rc = add_meta(&b, &t->meta[items[i].idx]);
+			rc = add_meta(&b, &tmeta[items[i].idx]);
 			if (rc)
 				goto out_rc;
 			continue;
@@ -382,7 +424,10 @@ errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct b
 			goto out;
 		}
 	}
-	/* The trace keeps them disjoint (tracefile.h); back to disk order. */
+	/*
+	 * Back to disk order. The trace keeps its ranges disjoint
+	 * (tracefile.h) and file metadata blocks are never in a trace range.
+	 */
 	qsort(b.meta, b.nmeta, sizeof(*b.meta), cmp_meta);
 
 	/* Disk order; paths numbered in the order the reader meets them. */
@@ -446,6 +491,8 @@ out:
 	free(b.ents);
 	free(b.meta);
 	free(b.fst);
+	free(allmeta);
+	bp_meta_list_free(&ml);
 	return rc;
 }
 

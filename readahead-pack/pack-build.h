@@ -8,6 +8,7 @@
  *
  *	struct bp_pack_opts po = { .output = BP_PACK_DEFAULT_PATH,
  *				   .budget = BP_PACK_DEFAULT_BUDGET,
+ *				   .meta = BP_PACK_META_FILES,
  *				   .compat = BP_PACK_COMPAT_RELAYOUT };
  *	rc = bp_pack_build_write(fs, trace, &po, NULL, &err);
  *
@@ -16,7 +17,8 @@
  * and each traced range is mapped to its current physical blocks
  * (ext2fs_bmap2; holes and unwritten extents are not read) and split where
  * it is not physically contiguous. Metadata ranges are taken from the trace
- * (clamped to the filesystem). Budget: all ranges, metadata and file, are
+ * (clamped to the filesystem) and/or found on the filesystem (see
+ * BP_PACK_META_* below). Budget: all ranges, metadata and file, are
  * admitted in first-access order until the next one would exceed the
  * budget; that one and all later ones are cut. The admitted entries are
  * then sorted by physical position.
@@ -44,7 +46,21 @@ struct bp_pack_opts {
 	uint32_t compat;		/* extra BP_PACK_COMPAT_* bits, e.g. RELAYOUT */
 	uint32_t dev_major, dev_minor;	/* 0:0: taken from the trace */
 	int64_t created;		/* 0: now */
+	unsigned int meta;		/* BP_PACK_META_* bits; 0: TRACE */
 };
+
+/*
+ * Where the metadata ranges come from. TRACE: the trace's M ranges (what
+ * the traced boot read through the block device, at the positions of the
+ * time of the trace). FILES: what opening the packed files needs on the
+ * filesystem now: every directory on their paths (data and mapping
+ * blocks), the inode table block of each inode, each file's extent or
+ * indirect blocks; each block at the first access of the first file that
+ * needs it. relayout moves directories and mapping blocks, so after it
+ * the trace's M ranges are out of date: pass FILES (or both).
+ */
+#define BP_PACK_META_TRACE	0x1
+#define BP_PACK_META_FILES	0x2
 
 /* Why traced files are not in the pack. */
 enum bp_pack_skip {

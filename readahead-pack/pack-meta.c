@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * pack-meta.c --- directories, inode table blocks and mapping blocks of packed files
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ext2fs/ext2fs.h>
+
+#include "pack-meta.h"
+
+static uint64_t hash(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static int set_grow(struct bp_meta_list *l)
+{
+	size_t cap = l->set_cap ? l->set_cap * 2 : 1024, i;
+	uint64_t *n = calloc(cap, sizeof(*n));
+
+	if (!n)
+		return ENOMEM;
+	for (i = 0; i < l->set_cap; i++) {
+		uint64_t k = l->set[i];
+		size_t j;
+
+		if (!k)
+			continue;
+		for (j = hash(k) & (cap - 1); n[j]; j = (j + 1) & (cap - 1))
+			;
+		n[j] = k;
+	}
+	free(l->set);
+	l->set = n;
+	l->set_cap = cap;
+	return 0;
+}
+
+/* 1 if blk was new (now inserted), 0 if seen, -ENOMEM. */
+static int set_add(struct bp_meta_list *l, uint64_t blk)
+{
+	uint64_t k = blk + 1;
+	size_t j;
+
+	if ((l->set_n + 1) * 2 > l->set_cap && set_grow(l))
+		return -ENOMEM;
+	for (j = hash(k) & (l->set_cap - 1); l->set[j]; j = (j + 1) & (l->set_cap - 1))
+		if (l->set[j] == k)
+			return 0;
+	l->set[j] = k;
+	l->set_n++;
+	return 1;
+}
+
+errcode_t bp_meta_mark(struct bp_meta_list *l, ext2_filsys fs, uint64_t offset, uint64_t length)
+{
+	uint64_t bs = fs->blocksize, b;
+
+	if (!length)
+		return 0;
+	for (b = offset / bs; b <= (offset + length - 1) / bs; b++)
+		if (set_add(l, b) < 0)
+			return ENOMEM;
+	return 0;
+}
+
+static errcode_t add_block(struct bp_meta_list *l, ext2_filsys fs, uint64_t blk, uint64_t ns)
+{
+	int r;
+
+	if (!blk || blk >= ext2fs_blocks_count(fs->super))
+		return 0;
+	r = set_add(l, blk);
+	if (r <= 0)
+		return r < 0 ? ENOMEM : 0;
+	if (l->n == l->alloc) {
+		size_t a = l->alloc ? l->alloc * 2 : 256;
+		struct bp_trace_meta *v = realloc(l->v, a * sizeof(*v));
+
+		if (!v)
+			return ENOMEM;
+		l->v = v;
+		l->alloc = a;
+	}
+	l->v[l->n++] = (struct bp_trace_meta){ blk * fs->blocksize, fs->blocksize, ns };
+	return 0;
+}
+
+struct iter {
+	struct bp_meta_list *l;
+	ext2_filsys fs;
+	uint64_t ns;
+	int all;		/* data blocks too (directories) */
+	errcode_t rc;
+};
+
+static int iter_cb(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
+		   blk64_t ref_blk _unused_, int ref_offset _unused_, void *priv)
+{
+	struct iter *it = priv;
+
+	if (!it->all && blockcnt >= 0)
+		return 0;
+	it->rc = add_block(it->l, fs, *blocknr, it->ns);
+	return it->rc ? BLOCK_ABORT : 0;
+}
+
+/* The inode table block of ino, then its mapping (and, for a directory, data) blocks. */
+static errcode_t add_inode(struct bp_meta_list *l, ext2_filsys fs, ext2_ino_t ino, int dir,
+			   uint64_t ns)
+{
+	struct iter it = { .l = l, .fs = fs, .ns = ns, .all = dir };
+	dgrp_t g = ext2fs_group_of_ino(fs, ino);
+	uint64_t idx = (ino - 1) % fs->super->s_inodes_per_group;
+	blk64_t itab = ext2fs_inode_table_loc(fs, g);
+	errcode_t rc;
+
+	if (itab) {
+		rc = add_block(l, fs, itab + idx * EXT2_INODE_SIZE(fs->super) / fs->blocksize, ns);
+		if (rc)
+			return rc;
+	}
+	rc = ext2fs_block_iterate3(fs, ino, BLOCK_FLAG_READ_ONLY, NULL, iter_cb, &it);
+	if (it.rc)
+		return it.rc;
+	/* inline data, fast symlinks: nothing to iterate, not an error here */
+	if (rc == EXT2_ET_INLINE_DATA_CANT_ITERATE)
+		return 0;
+	return rc;
+}
+
+static int dir_seen(struct bp_meta_list *l, ext2_ino_t ino)
+{
+	size_t i;
+
+	for (i = 0; i < l->ndirs; i++)
+		if (l->dirs[i] == ino)
+			return 1;
+	return 0;
+}
+
+static errcode_t add_dir(struct bp_meta_list *l, ext2_filsys fs, ext2_ino_t ino, uint64_t ns)
+{
+	if (dir_seen(l, ino))
+		return 0;
+	if (l->ndirs == l->adirs) {
+		size_t a = l->adirs ? l->adirs * 2 : 64;
+		ext2_ino_t *d = realloc(l->dirs, a * sizeof(*d));
+
+		if (!d)
+			return ENOMEM;
+		l->dirs = d;
+		l->adirs = a;
+	}
+	l->dirs[l->ndirs++] = ino;
+	return add_inode(l, fs, ino, 1, ns);
+}
+
+errcode_t bp_meta_add_file(struct bp_meta_list *l, ext2_filsys fs, const char *path,
+			   ext2_ino_t ino, uint64_t first_ns)
+{
+	char buf[BP_TRACE_PATH_MAX + 1];
+	size_t n = strlen(path), i;
+	errcode_t rc;
+
+	if (n > BP_TRACE_PATH_MAX)
+		return ENAMETOOLONG;
+	memcpy(buf, path, n + 1);
+	rc = add_dir(l, fs, EXT2_ROOT_INO, first_ns);
+	if (rc)
+		return rc;
+	/* every directory below the root on the path: "/a", "/a/b", ... */
+	for (i = 1; i < n; i++) {
+		ext2_ino_t d;
+
+		if (buf[i] != '/')
+			continue;
+		buf[i] = '\0';
+		rc = ext2fs_namei(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, buf, &d);
+		buf[i] = '/';
+		if (rc)
+			return rc;
+		rc = add_dir(l, fs, d, first_ns);
+		if (rc)
+			return rc;
+	}
+	return add_inode(l, fs, ino, 0, first_ns);
+}
+
+void bp_meta_list_free(struct bp_meta_list *l)
+{
+	free(l->v);
+	free(l->set);
+	free(l->dirs);
+	memset(l, 0, sizeof(*l));
+}
