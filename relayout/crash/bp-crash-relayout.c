@@ -2,7 +2,7 @@
 /*
  * bp-crash-relayout.c --- run the relayout engine through the crash-injection io_manager
  *
- *   bp-crash-relayout [--undo FILE] [--whole-files] IMAGE TRACE
+ *   bp-crash-relayout [--undo FILE] [--whole-files] [--region START] IMAGE TRACE
  *
  * bp_relayout_run() with opts.io = crash_io_manager: BP_CRASH_AT=N cuts the
  * power at the N-th write (exit 99), BP_CRASH_COUNT=FILE counts the writes of
@@ -11,6 +11,7 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <ext2fs/ext2fs.h>
@@ -26,6 +27,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "undo", required_argument, NULL, 'z' },
 		{ "whole-files", no_argument, NULL, 'w' },
+		{ "region", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bp_relayout_opts o;
@@ -36,7 +38,7 @@ int main(int argc, char **argv)
 	int c;
 
 	memset(&o, 0, sizeof(o));
-	while ((c = getopt_long(argc, argv, "z:w", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "z:wr:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'z':
 			o.undo_file = optarg;
@@ -44,14 +46,19 @@ int main(int argc, char **argv)
 		case 'w':
 			o.whole_files = 1;
 			break;
+		case 'r':
+			o.region_start = strtoull(optarg, NULL, 10);
+			break;
 		default:
-			fprintf(stderr, "Usage: %s [--undo FILE] [--whole-files] IMAGE TRACE\n",
+			fprintf(stderr, "Usage: %s [--undo FILE] [--whole-files] [--region START] "
+					"IMAGE TRACE\n",
 				argv[0]);
 			return 2;
 		}
 	}
 	if (optind != argc - 2) {
-		fprintf(stderr, "Usage: %s [--undo FILE] [--whole-files] IMAGE TRACE\n", argv[0]);
+		fprintf(stderr, "Usage: %s [--undo FILE] [--whole-files] [--region START] IMAGE TRACE\n",
+			argv[0]);
 		return 2;
 	}
 	initialize_ext2_error_table();

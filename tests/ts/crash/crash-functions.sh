@@ -40,14 +40,20 @@ crash_require() {
 # boot set of a fixture through crash_io, cutting the power at a sample of
 # its writes (every write with BP_CRASH_FULL=1); fails on any finding.
 crash_points() {
-	local aged=() kind img t sample=30 name
-	local -a opts=(--prefix --seeds 1 --mix)
+	local aged=() kind img
 	if [ "$1" = --aged ]; then aged=(--aged); shift; fi
 	kind=$1
 	shift
-	if [ "${1:-}" = --sample ]; then sample=$2; shift 2; fi
 	img=$(bp_fixture "${aged[@]}" "$kind")
-	name=$kind${aged:+-aged}
+	crash_points_img "$img" "$kind${aged:+-aged}" "$@"
+}
+
+# crash_points_img IMG NAME [--sample N] [driver options...]: the same on an image.
+crash_points_img() {
+	local img=$1 name=$2 t sample=30
+	local -a opts=(--prefix --seeds 1 --mix)
+	shift 2
+	if [ "${1:-}" = --sample ]; then sample=$2; shift 2; fi
 	t=$BP_TMPDIR/boot.trace
 	"$CRASH_MKTRACE" "$img" "$t" "${CRASH_BOOT_FILES[@]}" || bp_fail "cannot write the trace"
 	if [ "${BP_CRASH_FULL:-0}" = 1 ]; then
@@ -62,5 +68,24 @@ crash_points() {
 	bash "$CRASH_DRIVER" --image "$img" --work "$BP_TMPDIR/crash" --name "$name${CRASH_NAME_SUFFIX:-}" \
 		--sample "$sample" "${opts[@]}" --summary "$CRASH_SUMMARY" "$@" \
 		-- "$CRASH_RELAYOUT" "${CRASH_ARGS[@]}" @IMG@ "$t"
+}
+
+# crash_sized_fixture KIND SIZE: print a private copy of a fixture of SIZE
+# (mkfixture.sh --size), generated once into $BP_CACHE like bp_fixture.
+crash_sized_fixture() {
+	local kind=$1 size=$2 cached
+	cached=$BP_CACHE/$kind-$size.img
+	mkdir -p "$BP_CACHE"
+	(
+		flock 9
+		if [ ! -s "$cached" ]; then
+			"$top_srcdir/fixtures/mkfixture.sh" --size "$size" --bindir "$top_builddir/fixtures" \
+				"$kind" "$cached.tmp" >"$cached.log" 2>&1 || { cat "$cached.log" >&2; exit 1; }
+			rm -f "$cached.tmp.files"
+			mv "$cached.tmp" "$cached"
+		fi
+	) 9>"$cached.lock" || bp_fail "cannot generate fixture $kind-$size"
+	cp --sparse=always "$cached" "$BP_TMPDIR/$kind-$size.img"
+	echo "$BP_TMPDIR/$kind-$size.img"
 }
 CRASH_ARGS=()
