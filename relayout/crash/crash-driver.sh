@@ -18,6 +18,7 @@
 #  --prefix             also the kill -9 model (every pending write lands, in order)
 #  --mix                one mode per point, taking the modes in turn (cheaper
 #                       than every mode at every point)
+#  --max-runs N         switch to --mix when points x modes would exceed N
 #  --jobs J             parallel runs (default: number of CPUs)
 #  --expect-failures    negative control: succeed only if some run fails
 #  --summary FILE       append the summary line to FILE
@@ -142,7 +143,7 @@ if [ "${1:-}" = "--one" ]; then
 fi
 
 CD_IMAGE="" CD_WORK="" name="" sample=0 seeds=1 torn_seeds="" torn512_seeds="" prefix=0
-jobs=$(nproc) expect_fail=0 summary="" mix=0
+jobs=$(nproc) expect_fail=0 summary="" mix=0 max_runs=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--image) CD_IMAGE=$2; shift 2 ;;
@@ -154,6 +155,7 @@ while [ $# -gt 0 ]; do
 	--torn512-seeds) torn512_seeds=$2; shift 2 ;;
 	--prefix) prefix=1; shift ;;
 	--mix) mix=1; shift ;;
+	--max-runs) max_runs=$2; shift 2 ;;
 	--jobs) jobs=$2; shift 2 ;;
 	--expect-failures) expect_fail=1; shift ;;
 	--summary) summary=$2; shift 2 ;;
@@ -226,6 +228,9 @@ for s in $torn512_seeds; do modes+=("torn512:$s"); done
 
 results=$CD_WORK/results
 : >"$results"
+if [ "$max_runs" -gt 0 ] && [ $((${#points[@]} * ${#modes[@]})) -gt "$max_runs" ]; then
+	mix=1
+fi
 i=0
 for p in "${points[@]}"; do
 	if [ $mix = 1 ]; then

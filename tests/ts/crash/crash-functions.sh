@@ -2,8 +2,9 @@
 # crash-functions.sh --- helpers of the crash-injection cases (sourced after functions.sh)
 #
 # In the suite each case cuts the power at a sample of the writes of one
-# relayout; `make crash-full` (BP_CRASH_FULL=1) runs every write with more
-# seeds, torn writes (4 KiB atomic) included; `make crash-torn512`
+# relayout; `make crash-full` (BP_CRASH_FULL=1) runs every write with four
+# modes (prefix, 2 random seeds, torn writes 4 KiB atomic) at each, or, above
+# 400 runs, one mode per write taken in turn; `make crash-torn512`
 # (BP_CRASH_TORN512=1) tears at 512 bytes (old 512n disks). The driver and its oracle:
 # relayout/crash/crash-driver.sh; the model: relayout/crash/README.md.
 
@@ -58,7 +59,7 @@ crash_points_img() {
 	"$CRASH_MKTRACE" "$img" "$t" "${CRASH_BOOT_FILES[@]}" || bp_fail "cannot write the trace"
 	if [ "${BP_CRASH_FULL:-0}" = 1 ]; then
 		sample=${CRASH_FULL_SAMPLE:-0}
-		opts=(--prefix --seeds "1 2 3" --torn-seeds "1 2")
+		opts=(--prefix --seeds "1 2" --torn-seeds "1" --max-runs 400)
 	fi
 	# 512n model (make crash-torn512): every write, 512-byte atomic sectors.
 	if [ "${BP_CRASH_TORN512:-0}" = 1 ]; then

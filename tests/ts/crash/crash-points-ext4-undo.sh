@@ -13,7 +13,7 @@ export LSAN_OPTIONS=${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$BP_TMPDIR/lsan.
 # @IMG@: each parallel run gets its own undo file next to its image.
 CRASH_ARGS=(--undo @IMG@.e2undo)
 CRASH_NAME_SUFFIX=-undo
-# Most of its ~11500 writes go to the undo file: make crash-full samples 400.
-CRASH_FULL_SAMPLE=400
+# Most of its ~11500 writes go to the undo file: make crash-full samples 300.
+CRASH_FULL_SAMPLE=300
 crash_points ext4 --sample 30
 exit 0
