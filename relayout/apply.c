@@ -20,6 +20,8 @@
 
 #define RL_CHUNK_BYTES (8u << 20)
 
+#define RL_READAHEAD_BYTES (64u << 20)
+
 struct rl_copy {
 	blk64_t src, dst, len;
 };
@@ -28,9 +30,10 @@ static int copy_cmp(const void *a, const void *b)
 {
 	const struct rl_copy *x = a, *y = b;
 
-	return x->src < y->src ? -1 : x->src > y->src;
+	return x->dst < y->dst ? -1 : x->dst > y->dst;
 }
 
+/* Copy runs in destination order, coalesced where both sides are adjacent. */
 static errcode_t build_copies(const struct rl_stream *s, struct rl_copy **ret, size_t *count,
 			      uint64_t *total)
 {
@@ -50,7 +53,6 @@ static errcode_t build_copies(const struct rl_stream *s, struct rl_copy **ret, s
 		*total += g->len;
 	}
 	qsort(v, n, sizeof(*v), copy_cmp);
-	/* Coalesce runs adjacent on both sides. */
 	for (i = 0, k = 0; i < n; i++) {
 		if (k && v[k - 1].src + v[k - 1].len == v[i].src &&
 		    v[k - 1].dst + v[k - 1].len == v[i].dst) {
@@ -64,13 +66,19 @@ static errcode_t build_copies(const struct rl_stream *s, struct rl_copy **ret, s
 	return 0;
 }
 
+/*
+ * The region is filled sequentially: sources (scattered) are gathered into
+ * a large buffer and written with one request per buffer. Sources ahead of
+ * the reader get a readahead hint so the device sees many requests at once.
+ */
 static errcode_t copy_blocks(ext2_filsys fs, const struct rl_stream *s,
 			     const struct bp_relayout_opts *o, struct bp_relayout_report *rep)
 {
 	struct rl_copy *v = NULL;
-	size_t n = 0, i;
-	uint64_t total = 0, done = 0;
-	blk64_t chunk = RL_CHUNK_BYTES / fs->blocksize;
+	size_t n = 0, i, ra = 0;
+	uint64_t total = 0, done = 0, ra_blocks = 0;
+	blk64_t chunk = RL_CHUNK_BYTES / fs->blocksize, fill = 0, wdst = 0;
+	blk64_t ra_max = RL_READAHEAD_BYTES / fs->blocksize;
 	char *buf = NULL;
 	errcode_t rc;
 
@@ -82,21 +90,42 @@ static errcode_t copy_blocks(ext2_filsys fs, const struct rl_stream *s,
 		goto out;
 	rl_progress(o, BP_RL_PASS_COPY, "Copying blocks", 0, total);
 	for (i = 0; i < n; i++) {
-		blk64_t off;
+		blk64_t off = 0;
 
-		for (off = 0; off < v[i].len; off += chunk) {
-			int cnt = (int)MIN(chunk, v[i].len - off);
-
-			rc = io_channel_read_blk64(fs->io, v[i].src + off, cnt, buf);
-			if (rc)
-				goto out;
-			rc = io_channel_write_blk64(fs->io, v[i].dst + off, cnt, buf);
-			rep->writes++;
-			if (rc)
-				goto out;
-			done += (uint64_t)cnt;
-			rl_progress(o, BP_RL_PASS_COPY, "Copying blocks", done, total);
+		/* Keep the readahead window RL_READAHEAD_BYTES ahead of the reader. */
+		while (ra < n && ra_blocks < done + ra_max) {
+			io_channel_cache_readahead(fs->io, v[ra].src, v[ra].len);
+			ra_blocks += v[ra].len;
+			ra++;
 		}
+		while (off < v[i].len) {
+			blk64_t cnt;
+
+			if (fill && (wdst + fill != v[i].dst + off || fill == chunk)) {
+				rc = io_channel_write_blk64(fs->io, wdst, (int)fill, buf);
+				rep->writes++;
+				if (rc)
+					goto out;
+				done += fill;
+				rl_progress(o, BP_RL_PASS_COPY, "Copying blocks", done, total);
+				fill = 0;
+			}
+			if (!fill)
+				wdst = v[i].dst + off;
+			cnt = MIN(chunk - fill, v[i].len - off);
+			rc = io_channel_read_blk64(fs->io, v[i].src + off, (int)cnt,
+						   buf + fill * fs->blocksize);
+			if (rc)
+				goto out;
+			fill += cnt;
+			off += cnt;
+		}
+	}
+	if (fill) {
+		rc = io_channel_write_blk64(fs->io, wdst, (int)fill, buf);
+		rep->writes++;
+		done += fill;
+		rl_progress(o, BP_RL_PASS_COPY, "Copying blocks", done, total);
 	}
 out:
 	ext2fs_free_mem(&buf);

@@ -10,10 +10,24 @@ export LSAN_OPTIONS="suppressions=$top_srcdir/tests/ts/relayout/lsan-undo.supp${
 # ranges get increasing times in the order given. Inode, generation, size
 # and mtime come from debugfs; phys is left as "-" (relayout re-resolves).
 rl_mktrace() {
-	local img=$1 out=$2 spec path rl r off len t=0 first ino gen size mtime st nrec=0 uuid bs
+	local img=$1 out=$2 spec path rl r off len t=0 first nrec=0 uuid bs i
+	local -A st=() seen=()
 	shift 2
 	uuid=$(blkid -p -o value -s UUID "$img")
 	bs=$(dumpe2fs -h "$img" 2>/dev/null | awk -F': *' '/^Block size/ {print $2}')
+	# One debugfs session for every path: "path ino gen size mtime" lines.
+	for spec in "$@"; do printf 'stat "%s"\n' "${spec%%@*}"; done >"$BP_TMPDIR/mktrace.cmd"
+	while read -r path r; do
+		st[$path]=$r
+	done < <(debugfs -f "$BP_TMPDIR/mktrace.cmd" "$img" 2>/dev/null | awk '
+		function out() { if (p != "") print p, ino, gen, size, mtime }
+		/^debugfs: stat "/ { out(); p = substr($0, 16, length($0) - 16)
+			ino = gen = size = mtime = "-"; next }
+		/^Inode:/ { ino = $2 }
+		/^Generation:/ { gen = $2 }
+		/^User:/ { for (i = 1; i < NF; i++) if ($i == "Size:") size = $(i + 1) }
+		$1 == "mtime:" { split($2, m, ":"); mtime = m[1] }
+		END { out() }')
 	{
 		echo "bootpack-trace 1"
 		echo "uuid $uuid"
@@ -26,14 +40,13 @@ rl_mktrace() {
 		echo "events $# $# 0"
 		for spec in "$@"; do
 			path=${spec%%@*}
-			st=$(debugfs -R "stat \"$path\"" "$img" 2>/dev/null) || bp_fail "stat $path"
-			ino=$(awk '/^Inode:/ {print $2; exit}' <<<"$st")
-			gen=$(awk '/Generation:/ {print $2; exit}' <<<"$st")
-			size=$(awk '{for (i = 1; i < NF; i++) if ($i == "Size:") {print $(i + 1); exit}}' <<<"$st")
-			mtime=$(awk '$1 == "mtime:" {print $2; exit}' <<<"$st")
-			mtime=$((${mtime%%:*}))
-			[ -n "$ino" ] && [ -n "$size" ] || bp_fail "cannot stat $path in $img"
-			echo "F $ino $gen $size $mtime $path"
+			read -r i gen size mtime <<<"${st[$path]:-}"
+			[ -n "${i:-}" ] && [ "$i" != - ] && [ "$size" != - ] || bp_fail "cannot stat $path in $img"
+			mtime=$((mtime))
+			[ "$size" -gt 0 ] || continue	# nothing to read: no F without an R line
+			[ -z "${seen[$i]:-}" ] || continue	# a hard link: one F per inode
+			seen[$i]=1
+			echo "F $i $gen $size $mtime $(sed 's/%/%25/g; s/ /%20/g' <<<"$path")"
 			nrec=$((nrec + 1))
 			if [ "$spec" = "$path" ]; then rl="0+$size"; else rl=${spec#*@}; fi
 			IFS=, read -ra rs <<<"$rl"
