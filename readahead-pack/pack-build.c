@@ -380,7 +380,7 @@ errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct b
 		rc = bp_err_set(err, ENOMEM, "out of memory");
 		goto out;
 	}
-	if (meta_src & BP_PACK_META_TRACE)
+	if ((meta_src & BP_PACK_META_TRACE) && t->nmeta)
 		memcpy(allmeta, t->meta, t->nmeta * sizeof(*allmeta));
 	if (ml.n)
 		memcpy(allmeta + nall - ml.n, ml.v, ml.n * sizeof(*allmeta));
