@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cmd-bench.c --- bootpack bench: model the boot's reads before and after
+ *
+ * The trace records the layout when it was taken ("traced"); the device
+ * shows the layout now ("now", e.g. after relayout). Both streams, in the
+ * boot's first-access order, are charged against each disk model and
+ * compared with the physical limit, bytes / sequential rate.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <ext2fs/ext2fs.h>
+
+#include "cli.h"
+#include "devspec.h"
+#include "diskmodel.h"
+#include "jsonwrt.h"
+#include "log.h"
+#include "stream.h"
+#include "strutils.h"
+#include "tracefile.h"
+
+#define MAX_MODELS 8
+
+static void usage(void)
+{
+	size_t i;
+
+	printf("Usage:\n"
+	       " bootpack bench [options] --trace <trace> <device>\n"
+	       "\n"
+	       "Model the boot's reads, in first-access order, on 2008-era disks: with the\n"
+	       "layout recorded in the trace (\"traced\") and with the layout on <device> now\n"
+	       "(\"now\", e.g. after relayout), against the physical limit (bytes divided by\n"
+	       "the sequential rate). Nothing is written.\n"
+	       "\n"
+	       "Options:\n"
+	       " -t, --trace <file>      the trace of the boot\n"
+	       " -m, --model <name>      a disk model (repeatable; default: all)\n"
+	       " -J, --json              one JSON object on stdout\n"
+	       " -h, --help              display this help\n"
+	       "\n"
+	       "Models:\n");
+	for (i = 0; bp_disk_models[i]; i++)
+		printf(" %-12s %s\n", bp_disk_models[i]->name, bp_disk_models[i]->description);
+	printf("\nFor more details see bootpack-bench(8).\n");
+}
+
+static void print_row(const char *model, const char *layout, const struct bp_model_result *r)
+{
+	printf("%-10s %-7s %9.3f %9.3f %9.3f %9.3f %9.3f %7.2f %8llu %8llu\n", model, layout,
+	       r->seconds, r->positioning, r->transfer, r->overhead, r->t_phys,
+	       r->t_phys > 0 ? r->seconds / r->t_phys : 0.0, (unsigned long long)r->commands,
+	       (unsigned long long)r->discontiguities);
+}
+
+static void json_result(struct bp_json *j, const char *name, const struct bp_model_result *r)
+{
+	bp_json_open_object(j, name);
+	bp_json_double(j, "seconds", r->seconds);
+	bp_json_double(j, "positioning", r->positioning);
+	bp_json_double(j, "transfer", r->transfer);
+	bp_json_double(j, "overhead", r->overhead);
+	bp_json_double(j, "t_phys", r->t_phys);
+	bp_json_double(j, "ratio_to_limit", r->t_phys > 0 ? r->seconds / r->t_phys : 0.0);
+	bp_json_u64(j, "bytes", r->bytes);
+	bp_json_u64(j, "commands", r->commands);
+	bp_json_u64(j, "seeks", r->seeks);
+	bp_json_u64(j, "discontiguities", r->discontiguities);
+	bp_json_close_object(j);
+}
+
+static int report(const char *trace_path, const struct bp_dev *dev,
+		  const struct bp_disk_model **models, size_t nmodels,
+		  const struct bp_stream *before, const struct bp_stream *now, int json)
+{
+	struct bp_model_result rb, rn;
+	char a[32], b[32];
+	size_t i;
+
+	if (json) {
+		struct bp_json j;
+
+		bp_json_init(&j, stdout, 1);
+		bp_json_open_object(&j, NULL);
+		bp_json_open_object(&j, "bench");
+		bp_json_string(&j, "trace", trace_path);
+		bp_json_string(&j, "device", dev->path);
+		bp_json_u64(&j, "file_bytes", now->file_bytes);
+		bp_json_u64(&j, "metadata_bytes", now->meta_bytes);
+		bp_json_u64(&j, "stale_files", now->stale_files);
+		bp_json_open_array(&j, "models");
+		for (i = 0; i < nmodels; i++) {
+			bp_model_run(models[i], before->ios, before->n, &rb);
+			bp_model_run(models[i], now->ios, now->n, &rn);
+			bp_json_open_object(&j, NULL);
+			bp_json_string(&j, "model", models[i]->name);
+			bp_json_string(&j, "description", models[i]->description);
+			json_result(&j, "traced", &rb);
+			json_result(&j, "now", &rn);
+			bp_json_close_object(&j);
+		}
+		bp_json_close_array(&j);
+		bp_json_close_object(&j);
+		bp_json_close_object(&j);
+		bp_json_finish(&j);
+		return BP_EX_OK;
+	}
+
+	printf("%s on %s: %s of file data and %s of metadata in the boot stream",
+	       trace_path, dev->path, bp_size_human(now->file_bytes, a, sizeof(a)),
+	       bp_size_human(now->meta_bytes, b, sizeof(b)));
+	if (now->stale_files)
+		printf(" (%llu traced files changed since: not counted now)",
+		       (unsigned long long)now->stale_files);
+	printf("\n\n%-10s %-7s %9s %9s %9s %9s %9s %7s %8s %8s\n", "MODEL", "LAYOUT", "TIME_S",
+	       "POSITION", "TRANSFER", "OVERHEAD", "T_PHYS", "xLIMIT", "COMMANDS", "DISCONT");
+	for (i = 0; i < nmodels; i++) {
+		bp_model_run(models[i], before->ios, before->n, &rb);
+		bp_model_run(models[i], now->ios, now->n, &rn);
+		print_row(models[i]->name, "traced", &rb);
+		print_row(models[i]->name, "now", &rn);
+	}
+	return BP_EX_OK;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "trace", required_argument, NULL, 't' },
+		{ "model", required_argument, NULL, 'm' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct bp_disk_model *models[MAX_MODELS];
+	struct bp_stream before = { 0 }, now = { 0 };
+	struct bp_err err = { 0 };
+	struct bp_trace *t = NULL;
+	const char *trace_path = NULL;
+	ext2_filsys fs = NULL;
+	size_t nmodels = 0;
+	struct bp_dev dev;
+	errcode_t rc;
+	int c, json = 0, ret;
+
+	while ((c = getopt_long(argc, argv, "t:m:Jh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			trace_path = optarg;
+			break;
+		case 'm':
+			if (nmodels == MAX_MODELS)
+				break;
+			models[nmodels] = bp_disk_model_find(optarg);
+			if (!models[nmodels]) {
+				bp_log_error("bench: unknown disk model '%s'", optarg);
+				return bp_errtryhelp("bench");
+			}
+			nmodels++;
+			break;
+		case 'J':
+			json = 1;
+			break;
+		case 'h':
+			usage();
+			return BP_EX_OK;
+		default:
+			return bp_errtryhelp("bench");
+		}
+	}
+	if (!trace_path || optind != argc - 1) {
+		bp_log_error("bench: a trace (--trace) and one device are expected");
+		return bp_errtryhelp("bench");
+	}
+	if (!nmodels)
+		for (; bp_disk_models[nmodels] && nmodels < MAX_MODELS; nmodels++)
+			models[nmodels] = bp_disk_models[nmodels];
+
+	rc = bp_dev_resolve(argv[optind], &dev, &err);
+	if (!rc)
+		rc = bp_dev_require_ext(&dev, &err);
+	if (rc) {
+		bp_dev_free(&dev);
+		return bp_fail(&err);
+	}
+	rc = bp_trace_load(trace_path, &t, &err);
+	if (rc) {
+		bp_log_error("%s", bp_err_str(&err));
+		bp_dev_free(&dev);
+		return BP_EX_STALE;
+	}
+	ret = BP_EX_FAILURE;
+	rc = ext2fs_open2(dev.path, NULL, EXT2_FLAG_64BITS, 0, 0, unix_io_manager, &fs);
+	if (rc) {
+		bp_err_lib(&err, rc, "%s: while opening the filesystem", dev.path);
+		ret = bp_fail(&err);
+		goto out;
+	}
+	if (strcmp(t->hdr.uuid, dev.uuid ? dev.uuid : "") != 0) {
+		bp_log_error("%s: the trace is of filesystem %s, but %s holds %s", trace_path,
+			     t->hdr.uuid, dev.path, dev.uuid ? dev.uuid : "no UUID");
+		ret = BP_EX_REFUSED;
+		goto out;
+	}
+	if (bp_stream_build(t, NULL, &before, &err) || bp_stream_build(t, fs, &now, &err)) {
+		ret = bp_fail(&err);
+		goto out;
+	}
+	ret = report(trace_path, &dev, models, nmodels, &before, &now, json);
+out:
+	bp_stream_free(&before);
+	bp_stream_free(&now);
+	if (fs)
+		ext2fs_close_free(&fs);
+	bp_trace_free(t);
+	bp_dev_free(&dev);
+	return ret;
+}

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * stream.c --- the boot's read stream, from a trace, as physical reads
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "c.h"
+#include "stream.h"
+
+struct builder {
+	struct bp_stream *s;
+	size_t cap;
+};
+
+static errcode_t push(struct builder *b, uint64_t off, uint64_t len)
+{
+	struct bp_stream *s = b->s;
+
+	if (!len)
+		return 0;
+	if (s->n && s->ios[s->n - 1].offset + s->ios[s->n - 1].length == off) {
+		s->ios[s->n - 1].length += len;
+		return 0;
+	}
+	if (s->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 256;
+		struct bp_io *p = realloc(s->ios, cap * sizeof(*p));
+
+		if (!p)
+			return ENOMEM;
+		s->ios = p;
+		b->cap = cap;
+	}
+	s->ios[s->n].offset = off;
+	s->ios[s->n].length = len;
+	s->n++;
+	return 0;
+}
+
+/* Map [off, off+len) of the file now, one block at a time. */
+static errcode_t push_mapped(struct builder *b, ext2_filsys fs, ext2_ino_t ino,
+			     struct ext2_inode *inode, uint64_t off, uint64_t len)
+{
+	uint64_t bs = fs->blocksize;
+	uint64_t lblk, last;
+	errcode_t rc;
+
+	if (!len)
+		return 0;
+	last = (off + len - 1) / bs;
+	for (lblk = off / bs; lblk <= last; lblk++) {
+		blk64_t pblk = 0;
+		int flags = 0;
+
+		rc = ext2fs_bmap2(fs, ino, inode, NULL, 0, lblk, &flags, &pblk);
+		if (rc)
+			return rc;
+		if (!pblk || (flags & BMAP_RET_UNINIT))
+			continue;
+		rc = push(b, pblk * bs, bs);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static errcode_t push_range(struct builder *b, ext2_filsys fs, uint32_t bs,
+			    const struct bp_trace_file *f, const struct bp_trace_range *r,
+			    struct ext2_inode *inode)
+{
+	/*
+	 * The disk reads whole blocks: a range ending inside a block costs the
+	 * block; pages past the last block of the file are not on disk.
+	 */
+	uint64_t eof = (f->size + bs - 1) / bs * bs;
+	uint64_t end = MIN((r->offset + r->length + bs - 1) / bs * bs, eof);
+	uint64_t len = r->offset >= end ? 0 : end - r->offset;
+
+	if (!fs) {
+		if (r->phys == BP_PHYS_NONE)
+			return 0;
+		return push(b, r->phys, len);
+	}
+	return push_mapped(b, fs, f->ino, inode, r->offset, len);
+}
+
+errcode_t bp_stream_build(const struct bp_trace *t, ext2_filsys fs, struct bp_stream *s,
+			  struct bp_err *err)
+{
+	struct bp_trace_ref *refs = NULL;
+	struct builder b = { .s = s };
+	const struct bp_trace_file *cur = NULL;
+	struct ext2_inode inode;
+	int cur_ok = 0;
+	size_t nrefs = 0, i, m = 0;
+	errcode_t rc;
+
+	memset(s, 0, sizeof(*s));
+	rc = bp_trace_ranges_by_time(t, &refs, &nrefs);
+	if (rc)
+		return bp_err_lib(err, rc, "while ordering the trace");
+
+	for (i = 0; i <= nrefs; i++) {
+		const struct bp_trace_ref *ref = i < nrefs ? &refs[i] : NULL;
+
+		/* Metadata first touched before this range goes first. */
+		while (m < t->nmeta && (!ref || t->meta[m].first_ns <= ref->range->first_ns)) {
+			rc = push(&b, t->meta[m].offset, t->meta[m].length);
+			if (rc)
+				goto fail;
+			s->meta_bytes += t->meta[m].length;
+			m++;
+		}
+		if (!ref)
+			break;
+		if (fs && ref->file != cur) {
+			cur = ref->file;
+			cur_ok = ext2fs_read_inode(fs, cur->ino, &inode) == 0 &&
+				 inode.i_links_count && LINUX_S_ISREG(inode.i_mode) &&
+				 inode.i_generation == cur->generation;
+			if (!cur_ok)
+				s->stale_files++;
+		}
+		if (fs && !cur_ok)
+			continue;
+		rc = push_range(&b, fs, t->hdr.block_size, ref->file, ref->range, &inode);
+		if (rc)
+			goto fail;
+	}
+	for (i = 0; i < s->n; i++)
+		s->file_bytes += s->ios[i].length;
+	s->file_bytes -= s->meta_bytes;
+	free(refs);
+	return 0;
+fail:
+	free(refs);
+	bp_stream_free(s);
+	return bp_err_lib(err, rc, "while mapping the trace's ranges");
+}
+
+void bp_stream_free(struct bp_stream *s)
+{
+	free(s->ios);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * stream.h --- the boot's read stream, from a trace, as physical reads
+ */
+#ifndef BP_STREAM_H
+#define BP_STREAM_H
+
+#include <ext2fs/ext2fs.h>
+
+#include "bperr.h"
+#include "diskmodel.h"
+#include "tracefile.h"
+
+struct bp_stream {
+	struct bp_io *ios;	/* in first-access order, adjacent reads merged */
+	size_t n;
+	uint64_t file_bytes;	/* file data mapped to disk */
+	uint64_t meta_bytes;
+	uint64_t stale_files;	/* "now" only: generation differs or inode gone */
+};
+
+/*
+ * Build the stream of trace t: metadata ranges and file ranges interleaved
+ * by first access. With fs == NULL the physical positions recorded in the
+ * trace are used (the layout when it was traced); otherwise every file
+ * range is mapped again on fs (the layout now). Holes cost nothing.
+ */
+errcode_t bp_stream_build(const struct bp_trace *t, ext2_filsys fs, struct bp_stream *s,
+			  struct bp_err *err);
+void bp_stream_free(struct bp_stream *s);
+
+#endif /* BP_STREAM_H */

@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# bench on a real trace of an aged image: before relayout the traced and the
+# current layout cost the same; after relayout the current layout has fewer
+# discontiguities, is faster on the hard disk model, and never beats the
+# physical limit.
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
+bp_require_root
+bp_tracefs >/dev/null
+
+img=$(bp_fixture --aged ext4)
+bp_loop_attach "$img" dev
+bp_mount "$dev" "$BP_TMPDIR/mnt" ro
+echo 128 >"/sys/block/${dev#/dev/}/queue/read_ahead_kb"
+sync
+echo 3 >/proc/sys/vm/drop_caches
+m=$BP_TMPDIR/mnt
+"$BOOTPACK" trace -o "$BP_TMPDIR/boot.trace" --device "$dev" -- sh -c \
+	"cat $m/etc/fstab $m/usr/bin/bash $m/boot/vmlinuz-6.1.0-bootpack $m/etc/bp-pkg* \
+	     $m/boot/initrd.img-6.1.0-bootpack >/dev/null"
+umount "$m"
+losetup -d "$dev"
+
+# row MODEL LAYOUT COLUMN: a number from the text table.
+row() {
+	awk -v m="$1" -v l="$2" -v c="$3" '$1 == m && $2 == l { print $c }' "$BP_TMPDIR/out"
+}
+
+bp_expect_exit 0 "$BOOTPACK" bench --trace "$BP_TMPDIR/boot.trace" "$img"
+for model in eee-flash hdd-5k160 sata-ssd; do
+	[ "$(row $model traced 3)" = "$(row $model now 3)" ] ||
+		bp_fail "$model: traced and current layout differ before relayout"
+done
+before_hdd=$(row hdd-5k160 now 3)
+before_disc=$(row hdd-5k160 now 10)
+[ "$before_disc" -gt 20 ] || bp_fail "aged image: only $before_disc discontiguities"
+
+bp_expect_exit 0 "$BOOTPACK" relayout --no-undo --trace "$BP_TMPDIR/boot.trace" "$img"
+bp_fsck_clean "$img"
+bp_expect_exit 0 "$BOOTPACK" bench --trace "$BP_TMPDIR/boot.trace" "$img"
+cat "$BP_TMPDIR/out"
+[ "$(row hdd-5k160 traced 3)" = "$before_hdd" ] || bp_fail "the traced layout changed"
+after_hdd=$(row hdd-5k160 now 3)
+after_disc=$(row hdd-5k160 now 10)
+[ "$after_disc" -lt $((before_disc / 4)) ] ||
+	bp_fail "discontiguities $before_disc -> $after_disc"
+awk -v a="$after_hdd" -v b="$before_hdd" 'BEGIN { exit !(a < b) }' ||
+	bp_fail "hdd model not faster: $before_hdd -> $after_hdd s"
+for model in eee-flash hdd-5k160 sata-ssd; do
+	awk -v t="$(row $model now 3)" -v p="$(row $model now 7)" 'BEGIN { exit !(t >= p) }' ||
+		bp_fail "$model beats the physical limit"
+done
+
+# JSON: one object with both layouts per model.
+bp_expect_exit 0 "$BOOTPACK" bench --json -m eee-flash --trace "$BP_TMPDIR/boot.trace" "$img"
+bp_grep '"model": "eee-flash"' "$BP_TMPDIR/out"
+bp_grep '"ratio_to_limit": ' "$BP_TMPDIR/out"
+[ "$(grep -c '"model"' "$BP_TMPDIR/out")" -eq 1 ] || bp_fail "-m did not select one model"
+
+# Usage and refusal.
+bp_expect_exit 2 "$BOOTPACK" bench -m nosuchdisk --trace "$BP_TMPDIR/boot.trace" "$img"
+bp_grep "unknown disk model 'nosuchdisk'" "$BP_TMPDIR/err"
+other=$(bp_fixture ext3)
+bp_expect_exit 4 "$BOOTPACK" bench --trace "$BP_TMPDIR/boot.trace" "$other"
+bp_grep "the trace is of filesystem" "$BP_TMPDIR/err"
+exit 0
