@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -54,7 +55,9 @@ struct rctx {
 	int rootfd;
 	dev_t root_dev;
 	uint64_t t0, budget;
+	size_t chunk;		/* bytes per read call */
 	uint8_t *buf;		/* BP_READER_CHUNK bytes for BP_READ_PREAD */
+	int nullfd;		/* /dev/null for sendfile(2), or -1 */
 	struct slot *slots;
 	unsigned int nslots, maxslots;
 	uint64_t tick;
@@ -81,7 +84,7 @@ static uint64_t read_range(struct rctx *c, int fd, uint64_t off, uint64_t len)
 	uint64_t done = 0;
 
 	while (done < len && !out_of_time(c)) {
-		size_t n = (size_t)(len - done < BP_READER_CHUNK ? len - done : BP_READER_CHUNK);
+		size_t n = (size_t)(len - done < c->chunk ? len - done : c->chunk);
 		off_t at = (off_t)(off + done);
 		ssize_t r;
 
@@ -102,7 +105,19 @@ static uint64_t read_range(struct rctx *c, int fd, uint64_t off, uint64_t len)
 			break;
 		case BP_READ_PREAD:
 		default:
-			r = pread(fd, c->buf, n, at);
+			if (c->nullfd >= 0) {
+				/* zero-copy: the pages are read, nothing is copied out */
+				off_t o2 = at;
+
+				r = sendfile(c->nullfd, fd, &o2, n);
+				if (r < 0 && (errno == EINVAL || errno == ENOSYS)) {
+					close(c->nullfd);
+					c->nullfd = -1;
+					continue;
+				}
+			} else {
+				r = pread(fd, c->buf, n, at);
+			}
 			if (r < 0 && errno == EINTR)
 				continue;
 			if (r < 0) {
@@ -260,8 +275,28 @@ static void count_skip(struct bp_reader_stats *st, int state)
 		st->missing++;
 }
 
+/*
+ * Entries of one file that follow each other in the file (split in the pack
+ * where the disk is not contiguous) are issued as one range: fewer calls,
+ * and the block layer splits what it must.
+ */
+struct pending {
+	int fd;
+	uint32_t path_off;
+	uint64_t off, len;
+};
+
+static void flush(struct rctx *c, struct pending *pd)
+{
+	if (pd->len)
+		c->st->bytes += read_range(c, pd->fd, pd->off, pd->len);
+	pd->len = 0;
+	pd->fd = -1;
+}
+
 static void read_entries(struct rctx *c, const struct bp_pack *p)
 {
+	struct pending pd = { .fd = -1 };
 	uint32_t i, n = bp_pack_nentries(p);
 
 	for (i = 0; i < n; i++) {
@@ -276,6 +311,8 @@ static void read_entries(struct rctx *c, const struct bp_pack *p)
 			c->st->cut++;
 			continue;
 		}
+		if (pd.fd >= 0 && pd.path_off != e.path_off)
+			flush(c, &pd);	/* before open_file() may close its descriptor */
 		state = hash_state(c, e.path_off);
 		if (*state != FS_UNKNOWN && *state != FS_OK) {
 			count_skip(c->st, *state);
@@ -295,12 +332,21 @@ static void read_entries(struct rctx *c, const struct bp_pack *p)
 			*state = FS_OK;
 		}
 		s->used = ++c->tick;
+		c->st->entries++;
 		if (e.offset >= s->size)
 			continue;
 		len = e.length < s->size - e.offset ? e.length : s->size - e.offset;
-		c->st->bytes += read_range(c, s->fd, e.offset, len);
-		c->st->entries++;
+		if (pd.fd == s->fd && e.offset == pd.off + pd.len) {
+			pd.len += len;
+			continue;
+		}
+		flush(c, &pd);
+		pd.fd = s->fd;
+		pd.path_off = e.path_off;
+		pd.off = e.offset;
+		pd.len = len;
 	}
+	flush(c, &pd);
 }
 
 static void read_meta(struct rctx *c, const struct bp_pack *p, int devfd)
@@ -352,6 +398,8 @@ static void free_ctx(struct rctx *c)
 	free(c->keys);
 	free(c->states);
 	free(c->buf);
+	if (c->nullfd >= 0)
+		close(c->nullfd);
 	if (c->rootfd >= 0)
 		close(c->rootfd);
 }
@@ -375,6 +423,7 @@ int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 	c.t0 = bp_reader_now_ms();
 	c.compat = in->feature_compat;
 	c.have_openat2 = 1;
+	c.nullfd = -1;
 	c.rootfd = open(o->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (c.rootfd < 0 || fstat(c.rootfd, &rst) < 0) {
 		rc = -errno;
@@ -399,6 +448,18 @@ int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 		c.budget = bp_reader_scale_budget(c.budget, mem);
 	st->budget = c.budget;
 
+	/*
+	 * pread: 1 MiB. readahead(2) and WILLNEED silently stop at
+	 * max(max_sectors_kb, read_ahead_kb) of the device per call: chunk at that.
+	 */
+	c.chunk = BP_READER_CHUNK;
+	if (o->method != BP_READ_PREAD) {
+		uint64_t cap = bp_reader_ra_cap(major(c.root_dev), minor(c.root_dev));
+
+		if (cap >= 4096 && cap < c.chunk)
+			c.chunk = (size_t)cap;
+	}
+
 	c.maxslots = o->max_fds ? o->max_fds : BP_READER_MAX_FDS;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 	    rl.rlim_cur < (rlim_t)c.maxslots + 16)
@@ -409,7 +470,9 @@ int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 		*why = "out of memory";
 		goto out;
 	}
+	c.nullfd = -1;
 	if (o->method == BP_READ_PREAD) {
+		c.nullfd = bp_reader_open_null();
 		c.buf = malloc(BP_READER_CHUNK);
 		if (!c.buf) {
 			rc = -ENOMEM;

@@ -164,3 +164,62 @@ int bp_reader_open_blockdev(unsigned int major, unsigned int minor)
 	snprintf(path, sizeof(path), "/dev/%.*s", (int)n, p);
 	return open_if_dev(path, want);
 }
+
+static uint64_t sysfs_u64(const char *path)
+{
+	char buf[32];
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return strtoull(buf, NULL, 10);
+}
+
+/*
+ * What one readahead(2) or WILLNEED call reads at most on this device:
+ * max(max_sectors_kb, read_ahead_kb) KiB (the kernel's io_pages and
+ * ra_pages), from the disk's queue (a partition's parent). 0: unknown.
+ */
+uint64_t bp_reader_ra_cap(unsigned int major, unsigned int minor)
+{
+	static const char *const up[] = { "", "../" };
+	char path[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(up) / sizeof(up[0]); i++) {
+		uint64_t ms, ra;
+
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%squeue/max_sectors_kb",
+			 major, minor, up[i]);
+		ms = sysfs_u64(path);
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%squeue/read_ahead_kb",
+			 major, minor, up[i]);
+		ra = sysfs_u64(path);
+		if (ms || ra)
+			return (ms > ra ? ms : ra) * 1024;
+	}
+	return 0;
+}
+
+/* /dev/null for writing, if it is the real one (character device 1:3), else -1. */
+int bp_reader_open_null(void)
+{
+	struct stat st;
+	int fd;
+
+	fd = open("/dev/null", O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode) || st.st_rdev != makedev(1, 3)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}

@@ -22,7 +22,7 @@
 
 /* How ranges are read (--method); see readahead-pack/BENCH.md. */
 enum bp_read_method {
-	BP_READ_PREAD = 0,	/* pread() into a scratch buffer: the pages are read when it returns */
+	BP_READ_PREAD = 0,	/* synchronous: sendfile(2) to /dev/null (no copy), else pread(2) */
 	BP_READ_READAHEAD,	/* readahead(2), chunked */
 	BP_READ_FADVISE,	/* posix_fadvise(POSIX_FADV_WILLNEED), chunked */
 };
@@ -85,6 +85,8 @@ uint64_t bp_reader_scale_budget(uint64_t want, uint64_t mem_available);
 int bp_reader_set_ioprio(enum bp_read_ioprio how);
 int bp_reader_fs_uuid(int dirfd, uint8_t uuid[16]);	/* FS_IOC_GETFSUUID */
 int bp_reader_open_blockdev(unsigned int major, unsigned int minor);
+uint64_t bp_reader_ra_cap(unsigned int major, unsigned int minor);
+int bp_reader_open_null(void);
 
 /* reader-cmdline.c: the kernel command line and /etc/bootpack.conf. */
 struct bp_reader_cmdline {

@@ -61,14 +61,22 @@ nf=$(grep -c '^F ' "$BP_TMPDIR/ranges" || true)
 nm=$(grep -c '^M ' "$BP_TMPDIR/ranges" || true)
 bp_info "pack: $nf file ranges, $nm metadata ranges; cold workload read $cold sectors"
 [ "$nf" -ge 10 ] || bp_fail "pack has too few file ranges"
+# (A page or two may be reclaimed in between on a busy machine: at most 1%
+# of the pages may be missing, and the count is printed.)
+missing=0 total=0
 while read -r kind a b c; do
 	if [ "$kind" = F ]; then
 		r=$("$RD_HELPERS/bp-mincore" -m "$mnt$a" "$b" "$c")
+		t=$(( (c + 4095) / 4096 ))
 	else
 		r=$("$RD_HELPERS/bp-mincore" -m "$loop" "$a" "$b")
+		t=$(( (b + 4095) / 4096 ))
 	fi
-	[ "$r" = 0 ] || bp_fail "not resident after bootpack-read: $kind $a $b $c ($r pages missing)"
+	[ "$r" = 0 ] || bp_info "not resident: $kind $a $b $c: $r pages"
+	missing=$((missing + r)) total=$((total + t))
 done <"$BP_TMPDIR/ranges"
+bp_info "resident after bootpack-read: $((total - missing)) of $total pages"
+[ "$missing" -le $((total / 100)) ] || bp_fail "$missing of $total pages not resident after bootpack-read"
 
 # Replay: (nearly) no block reads.
 before=$(rd_read_sectors "$loop")
