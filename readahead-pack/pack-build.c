@@ -26,6 +26,14 @@ struct fstate {
 	int changed;
 	int in_pack;
 	uint32_t path_idx;
+	size_t root;			/* first traced name of the same inode (hard links) */
+	int linked;			/* root of other names: track what is packed */
+	struct span *done;		/* bytes packed, sorted, merged (linked roots only) */
+	size_t ndone, adone;
+};
+
+struct span {
+	uint64_t start, end;
 };
 
 /* A metadata or file range in first-access order. */
@@ -54,6 +62,7 @@ static const char *const skip_names[BP_PACK_SKIP_NR] = {
 	[BP_PACK_SKIP_BAD_PATH] = "bad-path",
 	[BP_PACK_SKIP_NO_BLOCKS] = "no-blocks",
 	[BP_PACK_SKIP_CUT] = "cut",
+	[BP_PACK_SKIP_LINK] = "hard-link",
 };
 
 const char *bp_pack_skip_name(enum bp_pack_skip s)
@@ -169,24 +178,17 @@ static errcode_t add_entry(struct builder *b, size_t file, uint64_t off, uint64_
 }
 
 /*
- * Map the range [off, off + len) of a file to physically contiguous pieces
- * and admit them all, or, if they do not fit in what is left of the budget,
- * none: the range and every later one are cut. Holes and unwritten extents
- * are not read, so they are not in the pack.
+ * Map [off, end) of a file to physically contiguous pieces and add them.
+ * Holes and unwritten extents are not read, so they are not in the pack.
+ * *nofit is set when the budget or the entry limit is reached.
  */
-static errcode_t map_range(struct builder *b, size_t file, uint64_t off, uint64_t len)
+static errcode_t map_span(struct builder *b, size_t file, uint64_t off, uint64_t end,
+			  int *nofit)
 {
 	struct fstate *s = &b->fst[file];
-	uint64_t bs = b->fs->blocksize, end, pos, run_start = 0, run_phys = 0, run_len = 0;
-	size_t n0 = b->nents;
-	uint64_t used0 = b->used;
+	uint64_t bs = b->fs->blocksize, pos, run_start = 0, run_phys = 0, run_len = 0;
 	errcode_t rc;
 
-	if (off >= s->size)
-		return 0;
-	end = len > s->size - off ? s->size : off + len;
-	if (b->full)
-		goto cut;
 	for (pos = off; pos < end;) {
 		blk64_t lblk = pos / bs, pblk = 0;
 		uint64_t blk_end = (lblk + 1) * bs, piece_end = blk_end < end ? blk_end : end;
@@ -204,10 +206,8 @@ static errcode_t map_range(struct builder *b, size_t file, uint64_t off, uint64_
 			} else {
 				if (run_len) {
 					rc = add_entry(b, file, run_start, run_len, run_phys);
-					if (rc == E2BIG)
-						goto rollback;
 					if (rc)
-						return rc;
+						goto out;
 				}
 				run_start = pos;
 				run_phys = phys;
@@ -215,25 +215,102 @@ static errcode_t map_range(struct builder *b, size_t file, uint64_t off, uint64_
 			}
 		} else if (run_len) {
 			rc = add_entry(b, file, run_start, run_len, run_phys);
-			if (rc == E2BIG)
-				goto rollback;
 			if (rc)
-				return rc;
+				goto out;
 			run_len = 0;
 		}
 		pos = piece_end;
-		if (b->budget && b->used + run_len > b->budget)
-			goto rollback;	/* cannot fit any more: stop mapping */
+		if (b->budget && b->used + run_len > b->budget) {
+			*nofit = 1;	/* cannot fit any more: stop mapping */
+			return 0;
+		}
 	}
-	if (run_len) {
-		rc = add_entry(b, file, run_start, run_len, run_phys);
-		if (rc == E2BIG)
-			goto rollback;
-		if (rc)
-			return rc;
-	}
-	if (!b->budget || b->used <= b->budget)
+	rc = run_len ? add_entry(b, file, run_start, run_len, run_phys) : 0;
+out:
+	if (rc == E2BIG) {
+		*nofit = 1;
 		return 0;
+	}
+	return rc;
+}
+
+/* Record [start, end) as packed for a file with several names. */
+static errcode_t add_done(struct fstate *s, uint64_t start, uint64_t end)
+{
+	size_t i = 0, j;
+
+	while (i < s->ndone && s->done[i].end < start)
+		i++;
+	j = i;
+	while (j < s->ndone && s->done[j].start <= end) {
+		start = MIN(start, s->done[j].start);
+		end = MAX(end, s->done[j].end);
+		j++;
+	}
+	if (j == i) {		/* insert at i */
+		if (s->ndone == s->adone) {
+			size_t a = s->adone ? s->adone * 2 : 8;
+			struct span *n = realloc(s->done, a * sizeof(*n));
+
+			if (!n)
+				return ENOMEM;
+			s->done = n;
+			s->adone = a;
+		}
+		memmove(s->done + i + 1, s->done + i, (s->ndone - i) * sizeof(*s->done));
+		s->ndone++;
+	} else if (j > i + 1) {	/* spans i..j-1 become one */
+		memmove(s->done + i + 1, s->done + j, (s->ndone - j) * sizeof(*s->done));
+		s->ndone -= j - i - 1;
+	}
+	s->done[i] = (struct span){ start, end };
+	return 0;
+}
+
+/*
+ * Admit the traced range [off, off + len) of a file (clamped to its size)
+ * whole, or, if it does not fit in what is left of the budget, not at all:
+ * then it and every later range are cut. Bytes already packed under
+ * another name of the same inode (a hard link) are not packed twice.
+ */
+static errcode_t map_range(struct builder *b, size_t file, uint64_t off, uint64_t len)
+{
+	struct fstate *s = &b->fst[file];
+	size_t n0 = b->nents, i;
+	uint64_t used0 = b->used, end, pos, want = 0;
+	int nofit = 0;
+	errcode_t rc;
+
+	if (off >= s->size)
+		return 0;
+	end = len > s->size - off ? s->size : off + len;
+	/* the parts of [off, end) not packed yet */
+	for (i = 0, pos = off; pos < end;) {
+		uint64_t gap_end = end;
+
+		while (i < s->ndone && s->done[i].end <= pos)
+			i++;
+		if (i < s->ndone && s->done[i].start <= pos) {
+			pos = s->done[i].end;
+			continue;
+		}
+		if (i < s->ndone && s->done[i].start < end)
+			gap_end = s->done[i].start;
+		want += gap_end - pos;
+		if (!b->full && !nofit) {
+			rc = map_span(b, file, pos, gap_end, &nofit);
+			if (rc)
+				return rc;
+		}
+		pos = gap_end;
+	}
+	if (!want)
+		return 0;
+	if (b->full)
+		goto cut;
+	if (nofit || (b->budget && b->used > b->budget))
+		goto rollback;
+	return s->linked ? add_done(s, off, end) : 0;
 rollback:
 	b->rep->nentries -= b->nents - n0;
 	b->rep->file_bytes -= b->used - used0;
@@ -242,7 +319,43 @@ rollback:
 	b->full = 1;
 cut:
 	b->rep->cut_ranges++;
-	b->rep->cut_bytes += end - off;
+	b->rep->cut_bytes += want;
+	return 0;
+}
+
+/* Names of one inode: ranges of later names go to the first (root). */
+static int cmp_ino_idx(const void *a, const void *b, void *arg)
+{
+	const struct fstate *f = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	if (f[x].ino != f[y].ino)
+		return f[x].ino < f[y].ino ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static errcode_t find_links(struct builder *b, size_t nfiles)
+{
+	size_t *v = malloc((nfiles ? nfiles : 1) * sizeof(*v)), n = 0, i;
+
+	if (!v)
+		return ENOMEM;
+	for (i = 0; i < nfiles; i++) {
+		b->fst[i].root = i;
+		if (b->fst[i].skip < 0)
+			v[n++] = i;
+	}
+	qsort_r(v, n, sizeof(*v), cmp_ino_idx, b->fst);
+	for (i = 1; i < n; i++) {
+		struct fstate *prev = &b->fst[v[i - 1]], *cur = &b->fst[v[i]];
+
+		if (cur->ino != prev->ino)
+			continue;
+		cur->root = prev->root;
+		b->fst[cur->root].linked = 1;
+		b->rep->files_skipped[BP_PACK_SKIP_LINK]++;
+	}
+	free(v);
 	return 0;
 }
 
@@ -348,6 +461,11 @@ errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct b
 		if (b.fst[i].skip < 0 && b.fst[i].changed)
 			rep->files_changed++;
 	}
+	rc = find_links(&b, t->nfiles);
+	if (rc) {
+		bp_err_set(err, rc, "out of memory");
+		goto out;
+	}
 
 	/*
 	 * Metadata: the trace's ranges and/or what the files need now (files
@@ -362,7 +480,7 @@ errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct b
 			}
 		}
 		for (i = 0; i < t->nfiles; i++) {
-			if (b.fst[i].skip >= 0)
+			if (b.fst[i].skip >= 0 || b.fst[i].root != i)
 				continue;
 			rc = bp_meta_add_file(&ml, fs, t->files[i].path, b.fst[i].ino,
 					      t->files[i].first_ns);
@@ -418,6 +536,7 @@ errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct b
 		file = (size_t)(r->file - t->files);
 		if (b.fst[file].skip >= 0)
 			continue;
+		file = b.fst[file].root;
 		rc = map_range(&b, file, r->range->offset, r->range->length);
 		if (rc) {
 			bp_err_lib(err, rc, "while mapping the blocks of %s", r->file->path);
@@ -454,6 +573,8 @@ errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct b
 
 		if (s->skip >= 0)
 			rep->files_skipped[s->skip]++;
+		else if (s->root != i)
+			continue;	/* counted as a link */
 		else if (!s->in_pack)
 			rep->files_skipped[b.full ? BP_PACK_SKIP_CUT : BP_PACK_SKIP_NO_BLOCKS]++;
 	}
@@ -490,6 +611,8 @@ out:
 	free(refs);
 	free(b.ents);
 	free(b.meta);
+	for (i = 0; b.fst && i < t->nfiles; i++)
+		free(b.fst[i].done);
 	free(b.fst);
 	free(allmeta);
 	bp_meta_list_free(&ml);

@@ -69,6 +69,7 @@ enum bp_pack_skip {
 	BP_PACK_SKIP_BAD_PATH,		/* not absolute and normalized */
 	BP_PACK_SKIP_NO_BLOCKS,		/* inline data, or only holes/unwritten in range */
 	BP_PACK_SKIP_CUT,		/* every range cut by the budget */
+	BP_PACK_SKIP_LINK,		/* another name (hard link) of a file packed under its first */
 	BP_PACK_SKIP_NR,
 };
 
