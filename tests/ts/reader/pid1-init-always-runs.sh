@@ -81,3 +81,15 @@ with_cmdline "root=/dev/vda1 bootpack=off" --pack "$good"
 bp_grep 'bootpack=off: not reading' "$BP_TMPDIR/pid1.log"
 if grep -q 'bytes.*files' "$BP_TMPDIR/pid1.log"; then bp_fail "bootpack=off still read"; fi
 
+
+# An init that cannot be executed: the kernel's fallbacks follow, the first
+# being /sbin/init (here a stand-in on a tmpfs over /sbin, in a private mount
+# namespace).
+rm -f "$mark"
+timeout 30 unshare --pid --fork --mount-proc bash -c \
+	'mount -t tmpfs -o size=1m none /sbin && cp "$0" /sbin/init && exec "$@"' "$BP_TMPDIR/standin" \
+	"$READER" --log=stderr --config=none --init "$BP_TMPDIR/no-such-init" --pack "$good" \
+	>/dev/null 2>"$BP_TMPDIR/pid1.log"
+[ "$(head -n 1 "$mark")" = 1 ] || bp_fail "the fallback /sbin/init was not exec'd as PID 1"
+bp_grep "cannot exec $BP_TMPDIR/no-such-init: No such file or directory; trying the default inits" \
+	"$BP_TMPDIR/pid1.log"
