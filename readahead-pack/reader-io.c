@@ -110,6 +110,8 @@ static uint64_t read_range(struct rctx *c, int fd, uint64_t off, uint64_t len)
 				off_t o2 = at;
 
 				r = sendfile(c->nullfd, fd, &o2, n);
+				if (r < 0 && errno == EAGAIN)	/* O_NONBLOCK honoured: copy instead */
+					r = pread(fd, c->buf, n, at);
 				if (r < 0 && (errno == EINVAL || errno == ENOSYS)) {
 					close(c->nullfd);
 					c->nullfd = -1;
@@ -465,7 +467,8 @@ int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 	    rl.rlim_cur < (rlim_t)c.maxslots + 16)
 		c.maxslots = rl.rlim_cur > 17 ? (unsigned int)rl.rlim_cur - 16 : 1;
 	c.slots = calloc(c.maxslots, sizeof(*c.slots));
-	if (!c.slots || hash_init(&c, in->nfiles) < 0) {
+	/* at most min(nfiles, nentries) distinct files are ever looked up */
+	if (!c.slots || hash_init(&c, in->nfiles < in->nentries ? in->nfiles : in->nentries) < 0) {
 		rc = -ENOMEM;
 		*why = "out of memory";
 		goto out;
