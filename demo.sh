@@ -92,7 +92,7 @@ step "after: contiguity and modelled boot I/O"
 "$B" bench --trace "$out/boot.trace" "$img"
 
 step "pack"
-"$B" pack --trace "$out/boot.trace" -o "$out/pack" "$img"
+"$B" pack --meta=files --trace "$out/boot.trace" -o "$out/pack" "$img"
 
 step "bootpack-read with cold caches, then what is resident"
 attach_ro
