@@ -271,9 +271,13 @@ static int do_read(struct settings *s)
 	rc = bp_reader_run(p, &s->o, &st, &why);
 	bp_pack_free(p);
 	if (rc) {
-		bp_rlog(BP_RLOG_ERR, "%s: %s: %s", rc == -ESTALE ? s->o.pack : s->o.root, why,
-			strerror(-rc));
-		return rc == -ESTALE ? BP_EX_STALE : BP_EX_FAILURE;
+		if (rc == -ESTALE) {
+			bp_rlog(BP_RLOG_ERR, "%s: %s; write a new one with 'bootpack pack'", s->o.pack,
+				why);
+			return BP_EX_STALE;
+		}
+		bp_rlog(BP_RLOG_ERR, "%s: %s: %s", s->o.root, why, strerror(-rc));
+		return BP_EX_FAILURE;
 	}
 	if (st.meta_skipped)
 		bp_rlog(BP_RLOG_WARNING, "metadata ranges not read: %s", st.why_meta);
