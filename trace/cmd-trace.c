@@ -21,11 +21,8 @@
 #include "devspec.h"
 #include "log.h"
 #include "strutils.h"
+#include "cmd-trace.h"
 #include "trace-engine.h"
-
-#ifndef BP_SBINDIR
-#define BP_SBINDIR "/usr/sbin"
-#endif
 
 #define DEFAULT_BUFFER_KB (32U * 1024)	/* per CPU */
 #define MAX_DEVICES 16
@@ -166,7 +163,7 @@ static int64_t boot_ns(void)
 	return INT64_MIN;
 }
 
-static int require_root(const char *what)
+int bp_trace_require_root(const char *what)
 {
 	if (geteuid() == 0)
 		return 0;
@@ -178,7 +175,7 @@ static int require_root(const char *what)
  * The device node of MAJ:MIN: /dev/block/MAJ:MIN where udev made it, else
  * /dev/ + DEVNAME from sysfs.
  */
-static void devnode(unsigned int ma, unsigned int mi, char *buf, size_t len)
+void bp_trace_devnode(unsigned int ma, unsigned int mi, char *buf, size_t len)
 {
 	char path[96], line[256];
 	FILE *fp;
@@ -210,7 +207,7 @@ static int open_device(const char *spec, struct bp_dev *dev, uint32_t *kdev)
 	*kdev = 0;
 	/* A directory stands for the filesystem mounted there ("--device /"). */
 	if (stat(spec, &st) == 0 && S_ISDIR(st.st_mode)) {
-		devnode(major(st.st_dev), minor(st.st_dev), mnt, sizeof(mnt));
+		bp_trace_devnode(major(st.st_dev), minor(st.st_dev), mnt, sizeof(mnt));
 		spec = mnt;
 	}
 	if (bp_dev_resolve(spec, dev, &err) || bp_dev_require_ext(dev, &err))
@@ -431,7 +428,7 @@ static int run_command(const struct opts *o, char **argv)
 	sigaddset(&sigs, SIGHUP);
 	sigaddset(&sigs, SIGQUIT);
 
-	ret = require_root("tracing a command");
+	ret = bp_trace_require_root("tracing a command");
 	if (ret)
 		return ret;
 	if (o->device) {
@@ -521,7 +518,7 @@ static int run_command(const struct opts *o, char **argv)
 		ret = pick_device(c, &kdev);
 		if (ret)
 			goto out;
-		devnode(BP_KDEV_MAJOR(kdev), BP_KDEV_MINOR(kdev), devpath, sizeof(devpath));
+		bp_trace_devnode(BP_KDEV_MAJOR(kdev), BP_KDEV_MINOR(kdev), devpath, sizeof(devpath));
 		path = devpath;
 	} else {
 		path = dev.path;
@@ -546,7 +543,7 @@ static int from_boot(const struct opts *o)
 	uint32_t kdev;
 	int ret;
 
-	ret = require_root("--from-boot");
+	ret = bp_trace_require_root("--from-boot");
 	if (ret)
 		return ret;
 	ret = open_device(o->device, &dev, &kdev);
@@ -664,127 +661,6 @@ static int merge(const struct opts *o, int n, char **paths)
 	return ret;
 }
 
-/* --- setup --------------------------------------------------------------------- */
-
-static const char stop_service[] =
-	"# Written by 'bootpack trace --setup --install' (trace/bootpack-trace-stop.service.in).\n"
-	"[Unit]\n"
-	"Description=Save the boot trace of bootpack\n"
-	"Documentation=man:bootpack-trace(8)\n"
-	"ConditionKernelCommandLine=trace_event\n"
-	"After=default.target\n"
-	"\n"
-	"[Service]\n"
-	"Type=oneshot\n"
-	"ExecStartPre=/bin/mkdir -p %s\n"
-	"ExecStart=%s/bootpack trace --from-boot -o %s/trace --device %s\n"
-	"TimeoutStartSec=3min\n";
-
-static const char stop_timer[] =
-	"# Written by 'bootpack trace --setup --install' (trace/bootpack-trace-stop.timer.in).\n"
-	"[Unit]\n"
-	"Description=Stop the bootpack boot trace once the boot is done\n"
-	"Documentation=man:bootpack-trace(8)\n"
-	"ConditionKernelCommandLine=trace_event\n"
-	"\n"
-	"[Timer]\n"
-	"OnActiveSec=45s\n"
-	"Unit=bootpack-trace-stop.service\n"
-	"\n"
-	"[Install]\n"
-	"WantedBy=default.target\n";
-
-static int write_unit(const char *dir, const char *name, const char *text)
-{
-	char path[PATH_MAX], tmp[PATH_MAX + 8];
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fp = fopen(tmp, "we");
-	if (!fp || fputs(text, fp) < 0 || fclose(fp) != 0 || rename(tmp, path) < 0) {
-		bp_log_error("trace: %s: cannot write: %s", path, strerror(errno));
-		unlink(tmp);
-		return BP_EX_FAILURE;
-	}
-	printf("Wrote %s\n", path);
-	return 0;
-}
-
-static int setup(const struct opts *o)
-{
-	char service[8192], args[1024], devspec[PATH_MAX + 8];
-	struct bp_tracefs tf;
-	struct bp_err err = { 0 };
-	struct bp_dev dev = { 0 };
-	const char *spec = o->device;
-	unsigned int i;
-	size_t n = 0;
-	int ret = 0;
-
-	if (!spec) {
-		struct stat st;
-
-		if (stat("/", &st) < 0) {
-			bp_log_error("trace: /: %s", strerror(errno));
-			return BP_EX_FAILURE;
-		}
-		devnode(major(st.st_dev), minor(st.st_dev), devspec, sizeof(devspec));
-		spec = devspec;
-	}
-	if (bp_dev_resolve(spec, &dev, &err) == 0 && dev.uuid) {
-		snprintf(devspec, sizeof(devspec), "UUID=%s", dev.uuid);
-		spec = devspec;
-	} else if (!o->device) {
-		bp_log_warn("trace: cannot find the UUID of the root filesystem; pass --device");
-	}
-	n += (size_t)snprintf(args + n, sizeof(args) - n, "trace_event=");
-	for (i = 0; i < bp_tracefs_nevents; i++) {
-		const char *e = bp_tracefs_events[i];
-		char ev[160];
-
-		snprintf(ev, sizeof(ev), "%s", e);
-		*strchr(ev, '/') = ':';
-		n += (size_t)snprintf(args + n, sizeof(args) - n, "%s%s", i ? "," : "", ev);
-	}
-	snprintf(args + n, sizeof(args) - n, " trace_buf_size=%uK", o->buffer_kb);
-	if (bp_tracefs_open(&tf, &err) == 0) {
-		char f[PATH_MAX + 512];
-
-		for (i = 0; i < bp_tracefs_nevents; i++) {
-			snprintf(f, sizeof(f), "%s/events/%s", tf.root, bp_tracefs_events[i]);
-			if (access(f, F_OK) != 0)
-				bp_log_warn("trace: the running kernel has no %s event",
-					    bp_tracefs_events[i]);
-		}
-	}
-	snprintf(service, sizeof(service), stop_service, BP_STATEDIR, BP_SBINDIR, BP_STATEDIR,
-		 spec);
-	printf("# Kernel command line (trace_buf_size is per CPU):\n%s\n\n", args);
-	if (!o->install) {
-		printf("# /etc/systemd/system/bootpack-trace-stop.service\n%s\n", service);
-		printf("# /etc/systemd/system/bootpack-trace-stop.timer\n%s\n", stop_timer);
-		printf("# Then: systemctl enable bootpack-trace-stop.timer, add the kernel "
-		       "arguments, reboot.\n");
-		goto out;
-	}
-	if (!o->unit_dir && (ret = require_root("--install")))
-		goto out;
-	ret = write_unit(o->unit_dir ? o->unit_dir : "/etc/systemd/system",
-			 "bootpack-trace-stop.service", service);
-	if (!ret)
-		ret = write_unit(o->unit_dir ? o->unit_dir : "/etc/systemd/system",
-				 "bootpack-trace-stop.timer", stop_timer);
-	if (!ret)
-		printf("Now run 'systemctl daemon-reload; systemctl enable "
-		       "bootpack-trace-stop.timer', add the kernel arguments above to the boot "
-		       "loader (e.g. GRUB_CMDLINE_LINUX in /etc/default/grub, then update-grub) and "
-		       "reboot.\n");
-out:
-	bp_dev_free(&dev);
-	return ret;
-}
-
 /* --- entry --------------------------------------------------------------------- */
 
 int cmd_trace(int argc, char **argv)
@@ -891,7 +767,7 @@ int cmd_trace(int argc, char **argv)
 			bp_log_error("trace: --setup takes no arguments");
 			return bp_errtryhelp("trace");
 		}
-		return setup(&o);
+		return bp_trace_setup(o.device, o.buffer_kb, o.install, o.unit_dir);
 	}
 	if (!o.output) {
 		bp_log_error("trace: no output file: use -o FILE");
