@@ -523,7 +523,7 @@ static int run_command(const struct opts *o, char **argv)
 	} else {
 		path = dev.path;
 	}
-	ret = finish(c, kdev, path, path, start, "command", o);
+	ret = sig_caught ? BP_EX_CANCELED : finish(c, kdev, path, path, start, "command", o);
 out:
 	bp_tracefs_close(&tf);
 	sig_tf = NULL;
