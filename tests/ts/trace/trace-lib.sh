@@ -64,14 +64,19 @@ tr_dir_blocks() {
 	debugfs -R "blocks $2" "$1" 2>/dev/null | tr ' ' '\n' | awk -v bs="$bs" 'NF{print $1 * bs}'
 }
 
-# tr_no_instance: fail if a bootpack tracefs instance is left behind.
+# tr_no_instance: fail if a bootpack tracefs instance was left behind by a
+# process that is gone (instances of live processes belong to other tests
+# running at the same time).
 tr_no_instance() {
-	local tfs
+	local tfs d pid
 	tfs=$(bp_tracefs)
-	if ls -d "$tfs"/instances/bootpack-* >/dev/null 2>&1; then
-		ls -d "$tfs"/instances/bootpack-*
-		bp_fail "a tracefs instance was left behind"
-	fi
+	for d in "$tfs"/instances/bootpack-*; do
+		[ -d "$d" ] || continue
+		pid=${d##*/bootpack-}
+		if ! kill -0 "$pid" 2>/dev/null; then
+			bp_fail "tracefs instance $d was left behind"
+		fi
+	done
 }
 
 # tr_render TEMPLATE IMG OUT: replace @INO:/path@ by the path's inode number
