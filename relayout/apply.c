@@ -133,8 +133,21 @@ out:
 	return rc;
 }
 
+/* Free a run, except the part inside [keep_lo, keep_hi) (the region stays reserved). */
+static void free_outside(ext2_filsys fs, blk64_t b, blk64_t n, blk64_t keep_lo, blk64_t keep_hi)
+{
+	blk64_t e = b + n;
+
+	if (b < keep_lo)
+		ext2fs_block_alloc_stats_range(fs, b, (blk_t)(MIN(e, keep_lo) - b), -1);
+	if (e > keep_hi)
+		ext2fs_block_alloc_stats_range(fs, MAX(b, keep_hi), (blk_t)(e - MAX(b, keep_hi)),
+					       -1);
+}
+
 /* Old blocks of switched items: extent tree blocks, moved data and indirect blocks. */
-static void free_old(ext2_filsys fs, const struct rl_stream *s, const uint8_t *committed)
+static void free_old(ext2_filsys fs, const struct rl_stream *s, const uint8_t *committed,
+		     blk64_t keep_lo, blk64_t keep_hi)
 {
 	size_t i, j;
 
@@ -143,7 +156,7 @@ static void free_old(ext2_filsys fs, const struct rl_stream *s, const uint8_t *c
 
 		if (g->kind == RL_SEG_TREE || !committed[g->item] || g->src == g->dst)
 			continue;
-		ext2fs_block_alloc_stats_range(fs, g->src, (blk_t)g->len, -1);
+		free_outside(fs, g->src, g->len, keep_lo, keep_hi);
 	}
 	for (i = 0; i < s->nitems; i++) {
 		const struct rl_item *it = &s->items[i];
@@ -151,12 +164,40 @@ static void free_old(ext2_filsys fs, const struct rl_stream *s, const uint8_t *c
 		if (!committed[i] || !it->extents)
 			continue;
 		for (j = 0; j < it->ntree; j++)
-			ext2fs_block_alloc_stats2(fs, it->tree[j], -1);
+			free_outside(fs, it->tree[j], 1, keep_lo, keep_hi);
 	}
 }
 
-errcode_t rl_apply(ext2_filsys fs, struct rl_stream *s, const struct bp_relayout_opts *o,
-		   struct bp_relayout_report *rep, struct bp_err *err)
+errcode_t rl_begin(ext2_filsys fs, struct bp_relayout_report *rep, struct bp_err *err)
+{
+	errcode_t rc;
+
+	/* B0: in progress, alone and durable. */
+	rep->writes_began = 1;
+	rc = rl_barrier_b0(fs, rep);
+	if (rc)
+		return bp_err_lib(err, rc, "while marking the filesystem as being changed");
+	return 0;
+}
+
+/* Mark the free blocks of [start, start+len) in use (persisted by the next B1). */
+void rl_reserve(ext2_filsys fs, blk64_t start, blk64_t len)
+{
+	blk64_t b = start, end = start + len, s, e;
+
+	while (b < end) {
+		if (ext2fs_find_first_zero_block_bitmap2(fs->block_map, b, end - 1, &s))
+			break;
+		if (ext2fs_find_first_set_block_bitmap2(fs->block_map, s, end - 1, &e))
+			e = end;
+		ext2fs_block_alloc_stats_range(fs, s, (blk_t)(e - s), +1);
+		b = e;
+	}
+}
+
+errcode_t rl_epoch(ext2_filsys fs, struct rl_stream *s, const struct bp_relayout_opts *o,
+		   struct bp_relayout_report *rep, struct bp_err *err, blk64_t keep_lo,
+		   blk64_t keep_hi)
 {
 	uint8_t *committed;
 	size_t i, ncommit = 0, done = 0;
@@ -166,27 +207,9 @@ errcode_t rl_apply(ext2_filsys fs, struct rl_stream *s, const struct bp_relayout
 	if (!committed)
 		return bp_err_set(err, ENOMEM, "out of memory");
 
-	/* B0: in progress, alone and durable. */
-	rep->writes_began = 1;
-	rc = rl_barrier_b0(fs, rep);
-	if (rc) {
-		bp_err_lib(err, rc, "while marking the filesystem as being changed");
-		goto out;
-	}
-
-	/* Reserve the region (persisted by B1). */
-	if (!ext2fs_test_block_bitmap_range2(fs->block_map, rep->region_start,
-					     (unsigned int)rep->region_len)) {
-		rc = bp_err_set(err, BP_ET_NO_SPACE, "region %llu+%llu is no longer free",
-				(unsigned long long)rep->region_start,
-				(unsigned long long)rep->region_len);
-		goto out;
-	}
-	ext2fs_block_alloc_stats_range(fs, rep->region_start, (blk_t)rep->region_len, +1);
-
 	rc = copy_blocks(fs, s, o, rep);
 	if (rc) {
-		bp_err_lib(err, rc, "while copying blocks into the region");
+		bp_err_lib(err, rc, "while copying blocks");
 		goto out;
 	}
 	for (i = 0; i < s->nitems && !rc; i++)
@@ -197,7 +220,7 @@ errcode_t rl_apply(ext2_filsys fs, struct rl_stream *s, const struct bp_relayout
 		goto out;
 	}
 
-	/* B1: copies and the region's allocation durable, superblock untouched. */
+	/* B1: copies and allocations durable, superblock untouched. */
 	rl_progress(o, BP_RL_PASS_FLUSH, "Flushing", 0, 1);
 	rc = rl_barrier_b1(fs, rep);
 	if (rc) {
@@ -228,13 +251,13 @@ errcode_t rl_apply(ext2_filsys fs, struct rl_stream *s, const struct bp_relayout
 		rl_progress(o, BP_RL_PASS_COMMIT, "Updating mappings", ++done, ncommit);
 	}
 
-	/* B2, then the deferred frees (they reach the disk at close). */
+	/* B2, then the deferred frees (they reach the disk at the next B1 or close). */
 	rc = rl_barrier_b2(fs, rep);
 	if (rc) {
 		bp_err_lib(err, rc, "while flushing the new mappings");
 		goto out;
 	}
-	free_old(fs, s, committed);
+	free_old(fs, s, committed, keep_lo, keep_hi);
 	rl_progress(o, BP_RL_PASS_FLUSH, "Flushing", 1, 1);
 out:
 	free(committed);

@@ -19,7 +19,7 @@
 #include "rl-int.h"
 
 #define RL_MAX_ITEMS (1u << 22)
-#define RL_IND_MARK 2		/* rl_run.uninit value marking an indirect block */
+
 
 static errcode_t grow(void **p, size_t *alloc, size_t need, size_t size)
 {
@@ -48,8 +48,8 @@ errcode_t rl_item_add_seg(struct rl_stream *s, uint32_t item, size_t seg)
 	return 0;
 }
 
-static errcode_t push_seg(struct rl_stream *s, uint32_t item, int kind, blk64_t lblk,
-			  blk64_t src, blk64_t len)
+errcode_t rl_push_seg(struct rl_stream *s, uint32_t item, int kind, blk64_t lblk, blk64_t src,
+		      blk64_t len, blk64_t dst, int has_dst)
 {
 	struct rl_item *it = &s->items[item];
 	struct rl_seg *last = s->nsegs ? &s->segs[s->nsegs - 1] : NULL;
@@ -65,14 +65,14 @@ static errcode_t push_seg(struct rl_stream *s, uint32_t item, int kind, blk64_t 
 	/* Extend the previous segment when logically and physically contiguous. */
 	if (kind == RL_SEG_DATA && last && last->item == item && last->kind == RL_SEG_DATA &&
 	    last->lblk + last->len == lblk && last->src + last->len == src &&
-	    last->len + len <= EXT_INIT_MAX_LEN) {
+	    (!has_dst || last->dst + last->len == dst) && last->len + len <= EXT_INIT_MAX_LEN) {
 		last->len += len;
 		return 0;
 	}
 	if (grow((void **)&s->segs, &s->asegs, s->nsegs + 1, sizeof(*s->segs)))
 		return ENOMEM;
 	s->segs[s->nsegs] = (struct rl_seg){
-		.item = item, .kind = kind, .lblk = lblk, .src = src, .len = len,
+		.item = item, .kind = kind, .lblk = lblk, .src = src, .len = len, .dst = dst,
 	};
 	rc = rl_item_add_seg(s, item, s->nsegs);
 	if (rc)
@@ -158,7 +158,7 @@ static int ind_cb(ext2_filsys fs _unused_, blk64_t *blocknr, e2_blkcnt_t blockcn
 }
 
 /* Read the inode and its current mapping. 0 or an error; it->skipped set if unusable. */
-static errcode_t load_item(ext2_filsys fs, struct rl_item *it)
+static errcode_t load_item(ext2_filsys fs, struct rl_item *it, int any)
 {
 	struct ext2_inode_large inode;
 	struct ind_walk w = { .it = it };
@@ -168,7 +168,9 @@ static errcode_t load_item(ext2_filsys fs, struct rl_item *it)
 	if (rc)
 		return rc;
 	it->size = EXT2_I_SIZE(&inode);
-	if (it->is_dir ? !LINUX_S_ISDIR(inode.i_mode) : !LINUX_S_ISREG(inode.i_mode)) {
+	if (any)
+		it->is_dir = LINUX_S_ISDIR(inode.i_mode);
+	else if (it->is_dir ? !LINUX_S_ISDIR(inode.i_mode) : !LINUX_S_ISREG(inode.i_mode)) {
 		it->skipped = 1;
 		it->skip = BP_RL_SKIP_NOT_REGULAR;
 		return 0;
@@ -199,7 +201,8 @@ static int item_find(const struct rl_stream *s, ext2_ino_t ino)
 	return -1;
 }
 
-static errcode_t item_new(struct rl_stream *s, ext2_ino_t ino, int is_dir, uint32_t *ret)
+static errcode_t item_new2(struct rl_stream *s, ext2_ino_t ino, int is_dir, int any,
+			   uint32_t *ret)
 {
 	struct rl_item *it;
 	errcode_t rc;
@@ -217,12 +220,22 @@ static errcode_t item_new(struct rl_stream *s, ext2_ino_t ino, int is_dir, uint3
 		it->skipped = 1;
 		it->skip = BP_RL_SKIP_NOT_REGULAR;
 	} else {
-		rc = load_item(s->fs, it);
+		rc = load_item(s->fs, it, any);
 		if (rc)
 			return rc;
 	}
 	*ret = (uint32_t)s->nitems++;
 	return 0;
+}
+
+static errcode_t item_new(struct rl_stream *s, ext2_ino_t ino, int is_dir, uint32_t *ret)
+{
+	return item_new2(s, ino, is_dir, 0, ret);
+}
+
+errcode_t rl_item_load_any(struct rl_stream *s, ext2_ino_t ino, uint32_t *ret)
+{
+	return item_new2(s, ino, 0, 1, ret);
 }
 
 /* All blocks of an item: tree slot + data (extents), or visit order (indirect). */
@@ -238,8 +251,8 @@ static errcode_t add_whole(struct rl_stream *s, uint32_t idx)
 
 		if (r->uninit == 1)
 			continue;
-		rc = push_seg(s, idx, r->uninit == RL_IND_MARK ? RL_SEG_IND : RL_SEG_DATA,
-			      r->lblk, r->pblk, r->len);
+		rc = rl_push_seg(s, idx, r->uninit == RL_IND_MARK ? RL_SEG_IND : RL_SEG_DATA,
+				 r->lblk, r->pblk, r->len, 0, 0);
 		if (rc)
 			return rc;
 	}
@@ -293,7 +306,7 @@ static errcode_t add_range(struct rl_stream *s, uint32_t idx, blk64_t a, blk64_t
 
 		if (r.uninit || lo >= hi)
 			continue;
-		rc = push_seg(s, idx, RL_SEG_DATA, lo, r.pblk + (lo - r.lblk), hi - lo);
+		rc = rl_push_seg(s, idx, RL_SEG_DATA, lo, r.pblk + (lo - r.lblk), hi - lo, 0, 0);
 		if (rc)
 			return rc;
 	}

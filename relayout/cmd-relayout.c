@@ -136,6 +136,7 @@ static void print_json(const char *dev, const char *undo, const struct bp_relayo
 	bp_json_u64(&j, "tree_blocks", r->tree_blocks);
 	bp_json_u64(&j, "bytes_to_move", r->bytes_to_move);
 	bp_json_u64(&j, "evicted_blocks", r->evicted_blocks);
+	bp_json_bool(&j, "needs_eviction", r->needs_eviction);
 	bp_json_u64(&j, "discontiguities_before", r->discontig_before);
 	bp_json_u64(&j, "discontiguities_after", r->discontig_after);
 	bp_json_u64(&j, "files_traced", r->files_traced);

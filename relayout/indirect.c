@@ -66,6 +66,8 @@ static int switch_cb(ext2_filsys fs _unused_, blk64_t *blocknr, e2_blkcnt_t bloc
 		ok = find_ind(c, *blocknr, &dst);
 	else
 		ok = find_data(c, (blk64_t)blockcnt, *blocknr, &dst);
+	if (!ok && !c->it->whole)
+		return 0;	/* eviction: blocks outside the region stay */
 	if (!ok) {
 		/* The mapping changed since planning: stop (nothing live was rewritten). */
 		c->rc = EXT2_ET_INODE_CORRUPTED;

@@ -54,11 +54,32 @@ static errcode_t find_free_run(ext2_filsys fs, blk64_t n, blk64_t *ret, blk64_t 
 	return BP_ET_NO_SPACE;
 }
 
+/* No free run: the cheapest window to clear (evict.c), reported in rep. */
+static errcode_t choose_window(const struct rl_stream *s, blk64_t n, blk64_t fixed,
+			       blk64_t *start, struct bp_relayout_report *rep, struct bp_err *err)
+{
+	uint64_t cost = 0;
+	errcode_t rc;
+
+	rc = rl_window_choose(s->fs, n + RL_EVICT_SLACK, fixed, start, &cost, err);
+	if (rc)
+		return rc;
+	rep->needs_eviction = 1;
+	rep->window_blocks = n + RL_EVICT_SLACK;
+	rep->evicted_blocks = cost;
+	return 0;
+}
+
 static errcode_t choose_region(const struct rl_stream *s, const struct bp_relayout_opts *o,
-			       blk64_t n, blk64_t *start, struct bp_err *err)
+			       blk64_t n, blk64_t *start, struct bp_relayout_report *rep,
+			       struct bp_err *err)
 {
 	ext2_filsys fs = s->fs;
 	blk64_t total = ext2fs_blocks_count(fs->super), largest = 0;
+
+	rep->needs_eviction = 0;
+	rep->window_blocks = n;
+	rep->evicted_blocks = 0;
 
 	if (o->region_start) {
 		blk64_t st = o->region_start;
@@ -75,22 +96,20 @@ static errcode_t choose_region(const struct rl_stream *s, const struct bp_relayo
 					  "(%llu blocks)",
 					  (unsigned long long)st, (unsigned long long)n,
 					  (unsigned long long)total);
-		if (!ext2fs_test_block_bitmap_range2(fs->block_map, st, (unsigned int)n))
+		if (st + n + RL_EVICT_SLACK > total)
 			return bp_err_set(err, BP_ET_NO_SPACE,
-					  "the region %llu+%llu is not free (moving other files out "
-					  "of the way is not implemented); choose a free range or "
-					  "omit --region",
-					  (unsigned long long)st, (unsigned long long)n);
+					  "the region %llu+%llu lies outside the filesystem "
+					  "(%llu blocks)",
+					  (unsigned long long)st, (unsigned long long)n,
+					  (unsigned long long)total);
 		*start = st;
-		return 0;
+		if (ext2fs_test_block_bitmap_range2(fs->block_map, st, (unsigned int)n))
+			return 0;
+		return choose_window(s, n, st, start, rep, err);
 	}
-	if (find_free_run(fs, n, start, &largest))
-		return bp_err_set(err, BP_ET_NO_SPACE,
-				  "no free run of %llu blocks for the boot set (largest free "
-				  "run: %llu blocks); moving other files out of the way is not "
-				  "implemented in this version",
-				  (unsigned long long)n, (unsigned long long)largest);
-	return 0;
+	if (!find_free_run(fs, n, start, &largest))
+		return 0;
+	return choose_window(s, n, 0, start, rep, err);
 }
 
 static void skip_item(struct rl_stream *s, struct rl_item *it, enum bp_rl_skip why)
@@ -151,7 +170,7 @@ static errcode_t layout(struct rl_stream *s, blk64_t start, int *changed)
 	return 0;
 }
 
-errcode_t rl_plan(struct rl_stream *s, const struct bp_relayout_opts *o,
+errcode_t rl_plan(struct rl_stream *s, const struct bp_relayout_opts *o, blk64_t fixed_start,
 		  struct bp_relayout_report *rep, struct bp_err *err)
 {
 	blk64_t start = 0, n = 0;
@@ -161,20 +180,24 @@ errcode_t rl_plan(struct rl_stream *s, const struct bp_relayout_opts *o,
 
 	rep->discontig_before = rl_stream_discontig(s, 0, &rep->bootset_blocks);
 	/* Already one stream (e.g. a second run): nothing could get better. */
-	if (!rep->discontig_before)
+	if (!rep->discontig_before && !fixed_start)
 		changed = 0;
 	for (round = 0; round < RL_PLAN_ROUNDS && changed; round++) {
 		n = region_size(s);
 		if (!n)
 			break;
-		rc = choose_region(s, o, n, &start, err);
+		rc = 0;
+		if (fixed_start)
+			start = fixed_start;
+		else
+			rc = choose_region(s, o, n, &start, rep, err);
 		if (rc)
 			return rc;
 		rc = layout(s, start, &changed);
 		if (rc)
 			return bp_err_lib(err, rc, "while planning the new extent trees");
 	}
-	if (!rep->discontig_before)
+	if (!rep->discontig_before && !fixed_start)
 		n = 0;
 	if (changed && n)
 		return bp_err_set(err, EAGAIN, "the plan did not converge after %d rounds",
@@ -198,7 +221,7 @@ errcode_t rl_plan(struct rl_stream *s, const struct bp_relayout_opts *o,
 	rep->dirs_moved = s->dirs;
 	for (i = 0; i < BP_RL_SKIP_NR; i++)
 		rep->files_skipped[i] = s->skipped[i];
-	rep->nothing_to_do = !n || rep->discontig_before <= rep->discontig_after;
+	rep->nothing_to_do = !n || (!fixed_start && rep->discontig_before <= rep->discontig_after);
 	if (rep->nothing_to_do) {
 		rep->files_skipped[BP_RL_SKIP_IN_PLACE] += s->files;
 		rep->files_moved = 0;

@@ -72,7 +72,7 @@ static errcode_t open_and_plan(const struct bp_relayout_opts *o, io_manager io, 
 	if (rc)
 		goto fail;
 	rl_progress(o, BP_RL_PASS_PLAN, "Planning", 2, 3);
-	rc = rl_plan(s, o, rep, err);
+	rc = rl_plan(s, o, 0, rep, err);
 	if (rc)
 		goto fail;
 	rl_progress(o, BP_RL_PASS_PLAN, "Planning", 3, 3);
@@ -83,6 +83,61 @@ fail:
 	rl_stream_free(s);
 	ext2fs_free(fs);
 	return rc;
+}
+
+/*
+ * B0, then either reserve the free region and fill it, or clear a window
+ * (eviction epoch), lay the boot stream out again on the changed mappings
+ * and fill the window; the unused rest of the window is released.
+ */
+static errcode_t apply(ext2_filsys fs, struct rl_stream *s, const struct bp_relayout_opts *o,
+		       struct bp_relayout_report *rep, struct bp_err *err)
+{
+	blk64_t start = rep->region_start, wlen = rep->window_blocks, n;
+	struct bp_relayout_report fill;
+	errcode_t rc;
+
+	rc = rl_begin(fs, rep, err);
+	if (rc)
+		return rc;
+	if (!rep->needs_eviction) {
+		if (!ext2fs_test_block_bitmap_range2(fs->block_map, start,
+						     (unsigned int)rep->region_len))
+			return bp_err_set(err, BP_ET_NO_SPACE, "region %llu+%llu is no longer free",
+					  (unsigned long long)start,
+					  (unsigned long long)rep->region_len);
+		rl_reserve(fs, start, rep->region_len);
+		return rl_epoch(fs, s, o, rep, err, start, start + rep->region_len);
+	}
+
+	rl_reserve(fs, start, wlen);
+	rc = rl_evict(fs, start, wlen, o, rep, err);
+	if (rc)
+		return rc;
+	/* The boot files' own mappings may have changed: build and place again. */
+	rl_stream_free(s);
+	rc = rl_stream_build(fs, o->trace, o->whole_files, s, err);
+	if (rc)
+		return rc;
+	memset(&fill, 0, sizeof(fill));
+	rc = rl_plan(s, o, start, &fill, err);
+	if (rc)
+		return rc;
+	n = fill.region_len;
+	if (n > wlen)
+		return bp_err_set(err, BP_ET_NO_SPACE,
+				  "after moving other files out, the boot set needs %llu blocks, "
+				  "more than the %llu cleared",
+				  (unsigned long long)n, (unsigned long long)wlen);
+	rep->region_len = n;
+	rep->discontig_after = fill.discontig_after;
+	rc = rl_epoch(fs, s, o, rep, err, start, start + wlen);
+	if (rc)
+		return rc;
+	/* Release the cleared blocks the boot set did not need (unreferenced since B2). */
+	if (wlen > n)
+		ext2fs_block_alloc_stats_range(fs, start + n, (blk_t)(wlen - n), -1);
+	return 0;
 }
 
 /* Re-read the result read-only: the stream as it now is on disk. */
@@ -157,7 +212,7 @@ errcode_t bp_relayout_run(const struct bp_relayout_opts *o, struct bp_relayout_r
 	}
 
 	t0 = now();
-	rc = rl_apply(fs, &s, o, rep, err);
+	rc = apply(fs, &s, o, rep, err);
 	rl_stream_free(&s);
 	if (rc) {
 		/* Leave ERROR_FS set: the next e2fsck does a full check (and preens leaks). */

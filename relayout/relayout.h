@@ -60,6 +60,8 @@ struct bp_relayout_report {
 	uint64_t tree_blocks;		/* new extent leaves + copied indirect blocks */
 	uint64_t bytes_to_move;		/* (blocks_to_move + tree_blocks) * block_size */
 	uint64_t evicted_blocks;	/* blocks of other files moved out of the region */
+	int needs_eviction;		/* no free run: the region is a window to clear */
+	uint64_t window_blocks;		/* blocks reserved for the region (with slack) */
 	uint64_t discontig_before;	/* boot stream discontiguities before */
 	uint64_t discontig_after;	/* planned (after a dry run) or achieved */
 	uint64_t files_traced;		/* F lines in the trace */

@@ -88,9 +88,16 @@ void rl_stream_walk(const struct rl_stream *s, int planned, rl_run_fn fn, void *
 /* Discontiguities (runs - 1) and total blocks of a walk. */
 uint64_t rl_stream_discontig(const struct rl_stream *s, int planned, uint64_t *blocks);
 errcode_t rl_item_add_seg(struct rl_stream *s, uint32_t item, size_t seg);
+/* Append a segment (extent items get their tree slot first). has_dst: dst is set. */
+errcode_t rl_push_seg(struct rl_stream *s, uint32_t item, int kind, blk64_t lblk, blk64_t src,
+		      blk64_t len, blk64_t dst, int has_dst);
+/* Load any inode with blocks (file, directory, symlink) as an item. */
+errcode_t rl_item_load_any(struct rl_stream *s, ext2_ino_t ino, uint32_t *ret);
+#define RL_IND_MARK 2		/* rl_run.uninit value marking an indirect block */
 
 /* plan.c */
-errcode_t rl_plan(struct rl_stream *s, const struct bp_relayout_opts *o,
+/* fixed_start: lay out at this block, no region search (after an eviction). */
+errcode_t rl_plan(struct rl_stream *s, const struct bp_relayout_opts *o, blk64_t fixed_start,
 		  struct bp_relayout_report *rep, struct bp_err *err);
 
 /* extent-build.c */
@@ -110,8 +117,19 @@ errcode_t rl_barrier_b1(ext2_filsys fs, struct bp_relayout_report *rep);
 errcode_t rl_barrier_b2(ext2_filsys fs, struct bp_relayout_report *rep);
 
 /* apply.c */
-errcode_t rl_apply(ext2_filsys fs, struct rl_stream *s, const struct bp_relayout_opts *o,
+errcode_t rl_begin(ext2_filsys fs, struct bp_relayout_report *rep, struct bp_err *err);
+void rl_reserve(ext2_filsys fs, blk64_t start, blk64_t len);
+/* copy -> B1 -> commit -> B2 -> free old blocks outside [keep_lo, keep_hi) */
+errcode_t rl_epoch(ext2_filsys fs, struct rl_stream *s, const struct bp_relayout_opts *o,
+		   struct bp_relayout_report *rep, struct bp_err *err, blk64_t keep_lo,
+		   blk64_t keep_hi);
+
+/* evict.c */
+errcode_t rl_window_choose(ext2_filsys fs, blk64_t n, blk64_t fixed, blk64_t *start,
+			   uint64_t *cost, struct bp_err *err);
+errcode_t rl_evict(ext2_filsys fs, blk64_t ws, blk64_t wlen, const struct bp_relayout_opts *o,
 		   struct bp_relayout_report *rep, struct bp_err *err);
+#define RL_EVICT_SLACK 16	/* extra window blocks: leaf counts may change after eviction */
 
 /* undo.c */
 errcode_t rl_undo_setup(const char *undo_file, io_manager backing, io_manager *ret,

@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * evict.c --- make room: pick the cheapest window, move other files out of it
+ *
+ * When no free run is large enough, the region is the window of the needed
+ * size with the fewest blocks in use and no fixed metadata inside (group
+ * descriptors, bitmaps, inode tables, special inodes, MMP, shared or any
+ * xattr blocks, files whose new tree would be too deep). Its owners are
+ * found by one inode scan. Eviction is its own epoch with the same
+ * discipline as the fill (relayout-safety.md §4.5): targets outside the
+ * window are allocated, blocks copied, B1, one inode write per owner (a new
+ * extent tree built copy-on-write; block-mapped pointers switched through
+ * copies), B2. Evicted blocks are never freed: they stay reserved for the
+ * fill, so nothing else can take them and no block has two owners.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ext2fs/ext2fs.h>
+
+#include "bp_et.h"
+#include "rl-int.h"
+
+#define RL_WINDOW_ROUNDS 16
+
+static void mark_range(ext2fs_block_bitmap m, blk64_t b, blk64_t n)
+{
+	if (n)
+		ext2fs_mark_block_bitmap_range2(m, b, (unsigned int)n);
+}
+
+struct imm_walk {
+	ext2fs_block_bitmap map;
+};
+
+static int imm_cb(ext2_filsys fs _unused_, blk64_t *blocknr, e2_blkcnt_t blockcnt _unused_,
+		  blk64_t ref_blk _unused_, int ref_offset _unused_, void *priv)
+{
+	struct imm_walk *w = priv;
+
+	ext2fs_mark_block_bitmap2(w->map, *blocknr);
+	return 0;
+}
+
+static void mark_inode_blocks(ext2_filsys fs, ext2_ino_t ino, ext2fs_block_bitmap map)
+{
+	struct ext2_inode inode;
+	struct imm_walk w = { .map = map };
+
+	if (!ino || ino > fs->super->s_inodes_count || ext2fs_read_inode(fs, ino, &inode))
+		return;
+	if (!ext2fs_inode_has_valid_blocks2(fs, &inode))
+		return;
+	ext2fs_block_iterate3(fs, ino, BLOCK_FLAG_READ_ONLY, NULL, imm_cb, &w);
+	if (ext2fs_file_acl_block(fs, &inode))
+		ext2fs_mark_block_bitmap2(map, ext2fs_file_acl_block(fs, &inode));
+}
+
+/* Blocks no relayout may move. */
+static errcode_t build_immovable(ext2_filsys fs, ext2fs_block_bitmap *ret)
+{
+	ext2fs_block_bitmap m;
+	dgrp_t g;
+	ext2_ino_t ino;
+	errcode_t rc;
+
+	rc = ext2fs_allocate_block_bitmap(fs, "bootpack immovable blocks", &m);
+	if (rc)
+		return rc;
+	for (g = 0; g < fs->group_desc_count; g++) {
+		ext2fs_reserve_super_and_bgd(fs, g, m);
+		mark_range(m, ext2fs_inode_table_loc(fs, g), fs->inode_blocks_per_group);
+		mark_range(m, ext2fs_block_bitmap_loc(fs, g), 1);
+		mark_range(m, ext2fs_inode_bitmap_loc(fs, g), 1);
+	}
+	if (ext2fs_has_feature_mmp(fs->super) && fs->super->s_mmp_block)
+		mark_range(m, fs->super->s_mmp_block, 1);
+	for (ino = 1; ino < EXT2_FIRST_INODE(fs->super); ino++)
+		if (ino != EXT2_ROOT_INO)
+			mark_inode_blocks(fs, ino, m);
+	mark_inode_blocks(fs, fs->super->s_usr_quota_inum, m);
+	mark_inode_blocks(fs, fs->super->s_grp_quota_inum, m);
+	mark_inode_blocks(fs, fs->super->s_prj_quota_inum, m);
+	mark_inode_blocks(fs, fs->super->s_orphan_file_inum, m);
+	mark_inode_blocks(fs, fs->super->s_journal_inum, m);
+	*ret = m;
+	return 0;
+}
+
+/* Lowest window of n blocks without immovable blocks and with the fewest in use. */
+static errcode_t choose_window(ext2_filsys fs, ext2fs_block_bitmap imm, blk64_t n,
+			       blk64_t *start, uint64_t *cost)
+{
+	blk64_t first = fs->super->s_first_data_block, total = ext2fs_blocks_count(fs->super);
+	blk64_t b, best = 0;
+	uint64_t used = 0, fixed = 0, best_used = UINT64_MAX;
+
+	if (n > total - first)
+		return BP_ET_NO_SPACE;
+	for (b = first; b < total; b++) {
+		used += !!ext2fs_test_block_bitmap2(fs->block_map, b);
+		fixed += !!ext2fs_test_block_bitmap2(imm, b);
+		if (b >= first + n) {
+			used -= !!ext2fs_test_block_bitmap2(fs->block_map, b - n);
+			fixed -= !!ext2fs_test_block_bitmap2(imm, b - n);
+		}
+		if (b + 1 >= first + n && !fixed && used < best_used) {
+			best_used = used;
+			best = b + 1 - n;
+		}
+	}
+	if (best_used == UINT64_MAX)
+		return BP_ET_NO_SPACE;
+	*start = best;
+	*cost = best_used;
+	return 0;
+}
+
+static int in_win(blk64_t b, blk64_t len, blk64_t ws, blk64_t we)
+{
+	return b < we && b + len > ws;
+}
+
+static int item_in_window(const struct rl_item *it, blk64_t ws, blk64_t we)
+{
+	size_t i;
+
+	for (i = 0; i < it->nmap; i++)
+		if (in_win(it->map[i].pblk, it->map[i].len, ws, we))
+			return 1;
+	for (i = 0; i < it->ntree; i++)
+		if (in_win(it->tree[i], 1, ws, we))
+			return 1;
+	return 0;
+}
+
+static void drop_last_item(struct rl_stream *s)
+{
+	struct rl_item *it = &s->items[--s->nitems];
+
+	free(it->map);
+	free(it->tree);
+	free(it->nmap_new);
+	free(it->segs);
+	free(it->cov);
+	memset(it, 0, sizeof(*it));
+}
+
+/*
+ * Items owning blocks in [ws, we). *blocked = 1 if an owner cannot be moved;
+ * its blocks in the window are then added to imm.
+ */
+static errcode_t scan_owners(ext2_filsys fs, blk64_t ws, blk64_t we, ext2fs_block_bitmap imm,
+			     struct rl_stream *s, int *blocked)
+{
+	ext2_inode_scan scan;
+	struct ext2_inode_large inode;
+	ext2_ino_t ino;
+	uint32_t idx, epb = (fs->blocksize - 12) / 12;
+	errcode_t rc;
+
+	*blocked = 0;
+	rc = ext2fs_open_inode_scan(fs, 0, &scan);
+	if (rc)
+		return rc;
+	for (;;) {
+		struct rl_item *it;
+		blk64_t acl;
+		size_t i, hits = 0;
+
+		rc = ext2fs_get_next_inode_full(scan, &ino, (struct ext2_inode *)&inode,
+						sizeof(inode));
+		if (rc == EXT2_ET_BAD_BLOCK_IN_INODE_TABLE)
+			continue;
+		if (rc || !ino)
+			break;
+		if (!inode.i_links_count || !inode.i_mode)
+			continue;
+		if (ino < EXT2_FIRST_INODE(fs->super) && ino != EXT2_ROOT_INO)
+			continue;	/* special: already immovable */
+		acl = ext2fs_file_acl_block(fs, (struct ext2_inode *)&inode);
+		if (acl && acl >= ws && acl < we) {
+			ext2fs_mark_block_bitmap2(imm, acl);
+			*blocked = 1;
+		}
+		if (!ext2fs_inode_has_valid_blocks2(fs, (struct ext2_inode *)&inode))
+			continue;
+		rc = rl_item_load_any(s, ino, &idx);
+		if (rc)
+			break;
+		it = &s->items[idx];
+		if (it->skipped || !item_in_window(it, ws, we)) {
+			drop_last_item(s);
+			continue;
+		}
+		for (i = 0; i < it->nmap; i++)
+			hits += in_win(it->map[i].pblk, it->map[i].len, ws, we);
+		if (it->extents && rl_extent_leaves_needed(fs, it->nmap + 2 * hits + 2) > 4 &&
+		    hits) {
+			/* Its new tree could need depth 2: leave it where it is. */
+			(void)epb;
+			for (i = 0; i < it->nmap; i++) {
+				blk64_t lo = MAX(it->map[i].pblk, ws);
+				blk64_t hi = MIN(it->map[i].pblk + it->map[i].len, we);
+
+				if (lo < hi)
+					mark_range(imm, lo, hi - lo);
+			}
+			*blocked = 1;
+			drop_last_item(s);
+		}
+	}
+	ext2fs_close_inode_scan(scan);
+	return rc;
+}
+
+errcode_t rl_window_choose(ext2_filsys fs, blk64_t n, blk64_t fixed, blk64_t *start,
+			   uint64_t *cost, struct bp_err *err)
+{
+	ext2fs_block_bitmap imm = NULL;
+	struct rl_stream s;
+	int round, blocked = 1;
+	errcode_t rc;
+
+	rc = build_immovable(fs, &imm);
+	if (rc)
+		return bp_err_lib(err, rc, "while listing the blocks that cannot move");
+	for (round = 0; round < RL_WINDOW_ROUNDS && blocked; round++) {
+		if (fixed) {
+			blk64_t b;
+
+			*start = fixed;
+			*cost = 0;
+			for (b = fixed; b < fixed + n; b++) {
+				if (ext2fs_test_block_bitmap2(imm, b)) {
+					rc = bp_err_set(err, BP_ET_NO_SPACE,
+							"the region %llu+%llu holds block %llu, which "
+							"cannot move (filesystem metadata, a special "
+							"inode or an xattr block); choose another",
+							(unsigned long long)fixed,
+							(unsigned long long)n, (unsigned long long)b);
+					goto out;
+				}
+				*cost += !!ext2fs_test_block_bitmap2(fs->block_map, b);
+			}
+		} else if (choose_window(fs, imm, n, start, cost)) {
+			rc = bp_err_set(err, BP_ET_NO_SPACE,
+					"no window of %llu blocks free of fixed metadata for the "
+					"boot set",
+					(unsigned long long)n);
+			goto out;
+		}
+		memset(&s, 0, sizeof(s));
+		s.fs = fs;
+		rc = scan_owners(fs, *start, *start + n, imm, &s, &blocked);
+		rl_stream_free(&s);
+		if (rc) {
+			bp_err_lib(err, rc, "while finding the owners of blocks %llu+%llu",
+				   (unsigned long long)*start, (unsigned long long)n);
+			goto out;
+		}
+	}
+	if (blocked) {
+		rc = bp_err_set(err, BP_ET_NO_SPACE,
+				"no window of %llu blocks whose files can all be moved out",
+				(unsigned long long)n);
+	} else {
+		/* Room outside the window for the evicted blocks (and their new leaves). */
+		uint64_t free_out = ext2fs_free_blocks_count(fs->super) - (n - *cost);
+
+		if (free_out < *cost + *cost / 64 + 64)
+			rc = bp_err_set(err, BP_ET_NO_SPACE,
+					"not enough free space to make room for the boot set: "
+					"%llu blocks would move out of blocks %llu+%llu, %llu are "
+					"free elsewhere",
+					(unsigned long long)*cost, (unsigned long long)*start,
+					(unsigned long long)n, (unsigned long long)free_out);
+	}
+out:
+	ext2fs_free_block_bitmap(imm);
+	return rc;
+}
+
+/* Free target blocks outside the window for len blocks (may come in pieces). */
+static errcode_t alloc_out(ext2_filsys fs, blk64_t goal, blk64_t len, int below32, blk64_t *p,
+			   blk64_t *l)
+{
+	errcode_t rc;
+
+	rc = ext2fs_new_range(fs, 0, goal, len, NULL, p, l);
+	if (rc)
+		return rc == EXT2_ET_BLOCK_ALLOC_FAIL ? BP_ET_NO_SPACE : rc;
+	if (*l > len)
+		*l = len;
+	if (below32 && *p + *l > 0xffffffffULL)
+		return BP_ET_NO_SPACE;
+	ext2fs_block_alloc_stats_range(fs, *p, (blk_t)*l, +1);
+	return 0;
+}
+
+static errcode_t plan_item(ext2_filsys fs, struct rl_stream *s, uint32_t idx, blk64_t ws,
+			   blk64_t we, uint64_t *moved)
+{
+	size_t i;
+	errcode_t rc;
+
+	for (i = 0; i < s->items[idx].nmap; i++) {
+		const struct rl_run r = s->items[idx].map[i];
+		blk64_t lo = MAX(r.pblk, ws), hi = MIN(r.pblk + r.len, we);
+		int kind = r.uninit == RL_IND_MARK ? RL_SEG_IND : RL_SEG_DATA;
+
+		while (lo < hi) {
+			blk64_t p, l;
+
+			rc = alloc_out(fs, we, hi - lo, !s->items[idx].extents, &p, &l);
+			if (rc)
+				return rc;
+			rc = rl_push_seg(s, idx, kind, r.lblk + (lo - r.pblk), lo, l, p, 1);
+			if (rc)
+				return rc;
+			*moved += l;
+			lo += l;
+		}
+	}
+	if (s->items[idx].extents) {
+		struct rl_item *it = &s->items[idx];
+		uint32_t leaves;
+		blk64_t p, l;
+
+		rc = rl_extent_new_map(fs, s, it);
+		if (rc)
+			return rc;
+		leaves = rl_extent_leaves_needed(fs, it->nnew);
+		if (leaves > 4)
+			return EXT2_ET_EXTENT_NO_SPACE;
+		if (it->tree_seg == SIZE_MAX) {
+			/* Only tree blocks in the window: a seg-less tree slot. */
+			struct rl_seg *v = realloc(s->segs, (s->nsegs + 1) * sizeof(*v));
+
+			if (!v)
+				return ENOMEM;
+			s->segs = v;
+			s->asegs = s->nsegs + 1;
+			s->segs[s->nsegs] = (struct rl_seg){ .item = idx, .kind = RL_SEG_TREE };
+			it->tree_seg = s->nsegs++;
+		}
+		it->new_leaves = leaves;
+		s->segs[it->tree_seg].len = leaves;
+		if (leaves) {
+			rc = ext2fs_new_range(fs, EXT2_NEWRANGE_MIN_LENGTH, we, leaves, NULL, &p,
+					      &l);
+			if (rc)
+				return rc == EXT2_ET_BLOCK_ALLOC_FAIL ? BP_ET_NO_SPACE : rc;
+			ext2fs_block_alloc_stats_range(fs, p, leaves, +1);
+			s->segs[it->tree_seg].dst = p;
+		}
+	}
+	return 0;
+}
+
+errcode_t rl_evict(ext2_filsys fs, blk64_t ws, blk64_t wlen, const struct bp_relayout_opts *o,
+		   struct bp_relayout_report *rep, struct bp_err *err)
+{
+	ext2fs_block_bitmap imm = NULL;
+	struct rl_stream s;
+	uint64_t moved = 0;
+	size_t i;
+	int blocked = 0;
+	errcode_t rc;
+
+	memset(&s, 0, sizeof(s));
+	s.fs = fs;
+	rc = build_immovable(fs, &imm);
+	if (!rc)
+		rc = scan_owners(fs, ws, ws + wlen, imm, &s, &blocked);
+	ext2fs_free_block_bitmap(imm);
+	if (!rc && blocked)
+		rc = BP_ET_NO_SPACE;
+	if (rc) {
+		bp_err_lib(err, rc, "while finding the files to move out of blocks %llu+%llu",
+			   (unsigned long long)ws, (unsigned long long)wlen);
+		goto out;
+	}
+	for (i = 0; i < s.nitems && !rc; i++)
+		rc = plan_item(fs, &s, (uint32_t)i, ws, ws + wlen, &moved);
+	if (rc) {
+		bp_err_lib(err, rc, "while allocating room for the blocks moved out of the region");
+		goto out;
+	}
+	rc = rl_epoch(fs, &s, o, rep, err, ws, ws + wlen);
+	rep->evicted_blocks = moved;
+out:
+	rl_stream_free(&s);
+	return rc;
+}
