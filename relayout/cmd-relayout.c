@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,6 +19,26 @@
 #include "relayout.h"
 #include "strutils.h"
 #include "tracefile.h"
+
+static volatile int canceled;
+
+static void on_signal(int sig _unused_)
+{
+	canceled = 1;
+}
+
+static void catch_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < ARRAY_SIZE(sigs); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
 
 static void usage(void)
 {
@@ -321,6 +342,8 @@ int cmd_relayout(int argc, char **argv)
 			"    e2undo %s %s\n",
 			dev.path, undo, undo, dev.path);
 
+	o.cancel = &canceled;
+	catch_signals();
 	rc = bp_relayout_run(&o, &rep, &err);
 	if (o.progress)
 		bp_progress_end(&prog);
@@ -339,6 +362,9 @@ int cmd_relayout(int argc, char **argv)
 		}
 		goto out;
 	}
+	if (canceled)
+		bp_log_warn("relayout: a signal arrived while the filesystem was being written; "
+			    "the run was completed");
 	if (json)
 		print_json(dev.path, undo, &rep, o.dry_run);
 	else

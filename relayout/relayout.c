@@ -171,6 +171,11 @@ errcode_t bp_relayout_run(const struct bp_relayout_opts *o, struct bp_relayout_r
 	rc = open_and_plan(o, io, 0, &fs, &s, rep, err);
 	if (rc)
 		return rc;
+	if (o->cancel && *o->cancel) {
+		rl_stream_free(&s);
+		ext2fs_free(fs);
+		return bp_err_set(err, BP_ET_CANCELED, "%s: canceled", o->device);
+	}
 	rl_stream_free(&s);
 	ext2fs_free(fs);
 	fs = NULL;
@@ -211,6 +216,13 @@ errcode_t bp_relayout_run(const struct bp_relayout_opts *o, struct bp_relayout_r
 		return 0;
 	}
 
+	if (o->cancel && *o->cancel) {
+		rl_stream_free(&s);
+		ext2fs_free(fs);
+		rc = bp_err_set(err, BP_ET_CANCELED, "%s: canceled before anything was written",
+				o->device);
+		goto fail_unwritten;
+	}
 	t0 = now();
 	rc = apply(fs, &s, o, rep, err);
 	rl_stream_free(&s);

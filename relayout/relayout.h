@@ -36,6 +36,12 @@ struct bp_relayout_opts {
 	uint64_t region_start, region_len;	/* blocks; 0 = automatic */
 	bp_progress_fn progress;
 	void *progress_ctx;
+	/*
+	 * Set asynchronously (signal handler) to cancel: honoured up to the
+	 * first write (BP_ET_CANCELED, nothing written); once writing began
+	 * the run completes, which is the quickest way to a clean filesystem.
+	 */
+	const volatile int *cancel;
 };
 
 /* Why a traced file was not moved. */

@@ -184,14 +184,18 @@ export CD_IMAGE CD_WORK CD_SCRATCH CD_CMD_Q CD_LABEL
 # The base image and its hashes.
 rc=0
 e2fsck -fn "$CD_IMAGE" >"$CD_WORK/base.fn" 2>&1 || rc=$?
-[ $rc -eq 0 ] || { cat "$CD_WORK/base.fn" >&2; die "$CD_IMAGE: e2fsck -fn exited $rc before any crash"; }
+if [ $rc -ne 0 ]; then
+	cat "$CD_WORK/base.fn" >&2
+	die "$CD_IMAGE: e2fsck -fn exited $rc before any crash"
+fi
 rdump_tree "$CD_IMAGE" "$CD_SCRATCH/base.d" || die "$CD_IMAGE: debugfs rdump failed"
 sha_tree "$CD_SCRATCH/base.d" >"$CD_WORK/base.sha"
 
 # A complete run counts the writes; its result must pass the oracle too.
 cp --sparse=always "$CD_IMAGE" "$CD_SCRATCH/count.img"
 rc=0
-BP_CRASH_COUNT=$CD_WORK/count "${CD_CMD[@]//@IMG@/$CD_SCRATCH/count.img}" >"$CD_WORK/count.prog" 2>&1 || rc=$?
+BP_CRASH_COUNT=$CD_WORK/count "${CD_CMD[@]//@IMG@/$CD_SCRATCH/count.img}" \
+	>"$CD_WORK/count.prog" 2>&1 || rc=$?
 [ $rc -eq 0 ] || { cat "$CD_WORK/count.prog" >&2; die "$name: the uninterrupted run exited $rc"; }
 W=$(sed -n 's/^writes //p' "$CD_WORK/count")
 F=$(sed -n 's/^flushes //p' "$CD_WORK/count")
@@ -204,7 +208,8 @@ if [ $rc -ne 0 ]; then
 fi
 rdump_tree "$CD_SCRATCH/count.img" "$CD_SCRATCH/count.d" ||
 	die "$name: debugfs rdump failed after the uninterrupted run"
-if ! diff -rq --no-dereference "$CD_SCRATCH/base.d" "$CD_SCRATCH/count.d" >&2 && [ $expect_fail = 0 ]; then
+if ! diff -rq --no-dereference "$CD_SCRATCH/base.d" "$CD_SCRATCH/count.d" >&2 &&
+	[ $expect_fail = 0 ]; then
 	die "$name: file contents changed by the uninterrupted run"
 fi
 rm -rf "$CD_SCRATCH/count.d"
@@ -218,7 +223,8 @@ elif [ "$sample" -eq 1 ]; then
 	points=("$W")
 else
 	mapfile -t points < <(awk -v w="$W" -v s="$sample" \
-		'BEGIN { for (i = 0; i < s; i++) { p = 1 + int(i * (w - 1) / (s - 1) + 0.5); if (p != last) print p; last = p } }')
+		'BEGIN { for (i = 0; i < s; i++) {
+			p = 1 + int(i * (w - 1) / (s - 1) + 0.5); if (p != last) print p; last = p } }')
 fi
 modes=()
 [ $prefix = 1 ] && modes+=(prefix)
@@ -246,8 +252,10 @@ fails=$(grep -c ' FAIL' "$results" || true)
 expected=$((${#points[@]} * ${#modes[@]}))
 how="x ${#modes[@]} modes"
 [ $mix = 0 ] || { expected=${#points[@]}; how="taking the modes in turn"; }
-line="$name: $W writes, $F flushes; ${#points[@]} crash points $how (${modes[*]}) = $runs runs; $fails failures"
-for r in program-exit e2fsck-n0 finding i2-referenced-but-free superblock-checksum e2fsck-p transcript e2fsck-fn hashes rdump-failed; do
+line="$name: $W writes, $F flushes; ${#points[@]} crash points $how (${modes[*]})"
+line+=" = $runs runs; $fails failures"
+for r in program-exit e2fsck-n0 finding i2-referenced-but-free superblock-checksum e2fsck-p \
+	transcript e2fsck-fn hashes rdump-failed; do
 	c=$(grep ' FAIL' "$results" | grep -c " $r" || true)
 	[ "$c" -eq 0 ] || line+=", $r: $c"
 done
@@ -256,7 +264,10 @@ echo "$line"
 grep ' FAIL' "$results" | sort -n | head -n 20 | sed 's/^/  /' || true
 [ "$runs" -eq "$expected" ] || die "$name: $runs results for $expected runs"
 if [ $expect_fail = 1 ]; then
-	[ "$fails" -gt 0 ] || { echo "crash-driver: $name: the negative control never failed: the oracle is toothless" >&2; exit 1; }
+	if [ "$fails" -eq 0 ]; then
+		echo "crash-driver: $name: the negative control never failed: the oracle is toothless" >&2
+		exit 1
+	fi
 	exit 0
 fi
 [ "$fails" -eq 0 ]

@@ -32,6 +32,7 @@ struct cio_write {
 
 struct cio_chan {
 	int fd;
+	int counted;		/* its writes are crash points (BP_CRASH_DEVICE) */
 	struct cio_write *q;
 	size_t nq, aq;
 	struct struct_io_stats stats;
@@ -45,6 +46,7 @@ static struct {
 	int prefix, torn;
 	size_t sector;		/* atomic unit of a torn write */
 	const char *count_file, *log_file;
+	const char *device;	/* count only writes to names ending in this */
 	uint64_t writes, flushes;
 	struct cio_chan *open;
 	int atexit_done;
@@ -108,6 +110,9 @@ static void cio_load_env(void)
 	cio.count_file = getenv("BP_CRASH_COUNT");
 	if (cio.count_file && !*cio.count_file)
 		cio.count_file = NULL;
+	cio.device = getenv("BP_CRASH_DEVICE");
+	if (cio.device && !*cio.device)
+		cio.device = NULL;
 	cio.log_file = getenv("BP_CRASH_LOG");
 	if (cio.log_file && !*cio.log_file)
 		cio.log_file = NULL;
@@ -335,7 +340,8 @@ static errcode_t cio_queue(io_channel channel, uint64_t off, size_t len, const v
 	struct cio_chan *c = channel->private_data;
 	struct cio_write *w;
 
-	cio.writes++;
+	if (c->counted)
+		cio.writes++;
 	if (c->nq == c->aq) {
 		size_t na = c->aq ? 2 * c->aq : 64;
 		struct cio_write *nq = realloc(c->q, na * sizeof(*nq));
@@ -355,7 +361,7 @@ static errcode_t cio_queue(io_channel channel, uint64_t off, size_t len, const v
 	c->nq++;
 	c->stats.bytes_written += len;
 	cio_log("write", (unsigned long long)len, (unsigned long long)off);
-	if (cio.crash_at && cio.writes == cio.crash_at)
+	if (c->counted && cio.crash_at && cio.writes == cio.crash_at)
 		cio_power_cut();
 	return 0;
 }
@@ -491,6 +497,8 @@ static errcode_t cio_open(const char *name, int flags, io_channel *channel)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return EXT2_ET_NO_MEMORY;
+	c->counted = !cio.device || (strlen(name) >= strlen(cio.device) &&
+				     !strcmp(name + strlen(name) - strlen(cio.device), cio.device));
 	c->fd = open(name, oflags | O_CLOEXEC);
 	if (c->fd < 0) {
 		rc = errno;

@@ -20,6 +20,9 @@
  *                       are 4 KiB)
  *   BP_CRASH_COUNT=FILE run to completion; write "writes W\nflushes F\n" to
  *                       FILE when a channel closes and at exit
+ *   BP_CRASH_DEVICE=SFX only writes to files whose name ends in SFX count
+ *                       (and are crash points); the others (an undo file)
+ *                       stay volatile and are cut with the rest
  *   BP_CRASH_LOG=FILE   append one line per write and flush (debugging)
  *
  * It works underneath libext2fs's undo manager too

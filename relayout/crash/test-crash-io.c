@@ -210,6 +210,24 @@ int main(int argc, char **argv)
 	for (b = 0; b < 8; b++)
 		CHECK(state(all, b, BS) == 1, "complete run: block %d", b);
 
+	/* BP_CRASH_DEVICE: writes to other files are not crash points. */
+	{
+		const char *const env_other[] = { cnt, "BP_CRASH_DEVICE=.other", NULL };
+
+		make_file(path);
+		CHECK(run_child(argv[0], path, env_other) == 0, "count run, other device");
+		snprintf(line, sizeof(line), "%s.count", path);
+		f = fopen(line, "r");
+		CHECK(f && fgets(line, sizeof(line), f) && !strcmp(line, "writes 0\n"),
+		      "BP_CRASH_DEVICE excludes the file");
+		if (f)
+			fclose(f);
+		snprintf(line, sizeof(line), "%s.count", path);
+		unlink(line);
+		read_file(path, all);
+		CHECK(state(all, 7, BS) == 1, "uncounted writes still land");
+	}
+
 	/* Prefix at write 6 (blocks 5-6): blocks 0-6 land, block 7 was never issued. */
 	make_file(path);
 	CHECK(run_child(argv[0], path, env_prefix) == BP_CRASH_EXIT, "prefix run exits 99");
