@@ -66,8 +66,8 @@ crash_points_img() {
 		sample=0
 		opts=(--seeds "" --torn512-seeds "1 2 3")
 	fi
-	bash "$CRASH_DRIVER" --image "$img" --work "$BP_TMPDIR/crash" --name "$name${CRASH_NAME_SUFFIX:-}" \
-		--sample "$sample" "${opts[@]}" --summary "$CRASH_SUMMARY" "$@" \
+	bash "$CRASH_DRIVER" --image "$img" --work "$BP_TMPDIR/crash" \
+		--name "$name${CRASH_NAME_SUFFIX:-}" --sample "$sample" "${opts[@]}" --summary "$CRASH_SUMMARY" "$@" \
 		-- "$CRASH_RELAYOUT" "${CRASH_ARGS[@]}" @IMG@ "$t"
 }
 

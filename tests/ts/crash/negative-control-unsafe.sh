@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Negative control: a known-unsafe writer run through the same crash driver must fail,
-# proving the oracle (e2fsck -p/-fn, hashes, transcript) can catch a bad engine.
+# Negative control: a known-unsafe writer run through the same crash driver must fail, proving the
+# oracle (e2fsck -p/-fn, hashes, transcript) can catch a bad engine.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 . "$top_srcdir/tests/ts/crash/crash-functions.sh"
 crash_require
