@@ -44,9 +44,4 @@ int cmd_bench(int argc, char **argv);
 
 
 
-/*
- * For verbs not built yet: --help prints usage_text and exits 0; anything
- * else says the verb is not built and returns BP_EX_NOTBUILT. Never pretends.
- */
-int bp_not_built(int argc, char **argv, const char *usage_text);
 #endif /* BP_CLI_H */
