@@ -42,6 +42,4 @@ int cmd_dump(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 
-
-
 #endif /* BP_CLI_H */
