@@ -96,15 +96,15 @@ static errcode_t choose_region(const struct rl_stream *s, const struct bp_relayo
 					  "(%llu blocks)",
 					  (unsigned long long)st, (unsigned long long)n,
 					  (unsigned long long)total);
-		if (st + n + RL_EVICT_SLACK > total)
-			return bp_err_set(err, BP_ET_NO_SPACE,
-					  "the region %llu+%llu lies outside the filesystem "
-					  "(%llu blocks)",
-					  (unsigned long long)st, (unsigned long long)n,
-					  (unsigned long long)total);
 		*start = st;
 		if (ext2fs_test_block_bitmap_range2(fs->block_map, st, (unsigned int)n))
 			return 0;
+		if (st + n + RL_EVICT_SLACK > total)
+			return bp_err_set(err, BP_ET_NO_SPACE,
+					  "the region %llu+%llu is not free and too close to the end "
+					  "of the filesystem (%llu blocks) to be cleared",
+					  (unsigned long long)st, (unsigned long long)n,
+					  (unsigned long long)total);
 		return choose_window(s, n, st, start, rep, err);
 	}
 	if (!find_free_run(fs, n, start, &largest))
