@@ -47,7 +47,8 @@ static errcode_t build_copies(const struct rl_stream *s, struct rl_copy **ret, s
 	for (i = 0; i < s->nsegs; i++) {
 		const struct rl_seg *g = &s->segs[i];
 
-		if (g->kind == RL_SEG_TREE || s->items[g->item].skipped || g->src == g->dst)
+		if (g->kind == RL_SEG_TREE || g->kind == RL_SEG_EA || s->items[g->item].skipped ||
+		    g->src == g->dst)
 			continue;
 		v[n++] = (struct rl_copy){ .src = g->src, .dst = g->dst, .len = g->len };
 		*total += g->len;
@@ -219,6 +220,13 @@ errcode_t rl_epoch(ext2_filsys fs, struct rl_stream *s, const struct bp_relayout
 		bp_err_lib(err, rc, "while writing new extent leaves");
 		goto out;
 	}
+	for (i = 0; i < s->nitems && !rc; i++)
+		if (!s->items[i].skipped)
+			rc = rl_ea_copy(fs, s, &s->items[i], &rep->writes);
+	if (rc) {
+		bp_err_lib(err, rc, "while copying extended attribute blocks");
+		goto out;
+	}
 
 	/* B1: copies and allocations durable, superblock untouched. */
 	rl_progress(o, BP_RL_PASS_FLUSH, "Flushing", 0, 1);
@@ -242,6 +250,8 @@ errcode_t rl_epoch(ext2_filsys fs, struct rl_stream *s, const struct bp_relayout
 		} else {
 			rc = rl_indirect_commit(fs, s, it);
 			rep->writes++;
+			if (!rc)
+				rc = rl_ea_commit_separate(fs, s, it, &rep->writes);
 		}
 		if (rc) {
 			bp_err_lib(err, rc, "while switching inode %u to its new blocks", it->ino);

@@ -55,6 +55,15 @@ errcode_t rl_push_seg(struct rl_stream *s, uint32_t item, int kind, blk64_t lblk
 	struct rl_seg *last = s->nsegs ? &s->segs[s->nsegs - 1] : NULL;
 	errcode_t rc;
 
+	if (s->move_ea && it->ea_blk && it->ea_seg == SIZE_MAX) {
+		if (grow((void **)&s->segs, &s->asegs, s->nsegs + 1, sizeof(*s->segs)))
+			return ENOMEM;
+		s->segs[s->nsegs] = (struct rl_seg){
+			.item = item, .kind = RL_SEG_EA, .src = it->ea_blk, .len = 1,
+		};
+		it->ea_seg = s->nsegs++;
+		last = NULL;
+	}
 	if (it->extents && it->tree_seg == SIZE_MAX) {
 		if (grow((void **)&s->segs, &s->asegs, s->nsegs + 1, sizeof(*s->segs)))
 			return ENOMEM;
@@ -175,6 +184,16 @@ static errcode_t load_item(ext2_filsys fs, struct rl_item *it, int any)
 		it->skip = BP_RL_SKIP_NOT_REGULAR;
 		return 0;
 	}
+	if (ext2fs_file_acl_block(fs, (struct ext2_inode *)&inode)) {
+		int owned = 0;
+		blk64_t acl = ext2fs_file_acl_block(fs, (struct ext2_inode *)&inode);
+
+		rc = rl_ea_owned(fs, it->ino, acl, &owned);
+		if (rc)
+			return rc;
+		if (owned)
+			it->ea_blk = acl;
+	}
 	if ((inode.i_flags & EXT4_INLINE_DATA_FL) ||
 	    !ext2fs_inode_has_valid_blocks2(fs, (struct ext2_inode *)&inode)) {
 		it->skipped = 1;
@@ -216,6 +235,7 @@ static errcode_t item_new2(struct rl_stream *s, ext2_ino_t ino, int is_dir, int 
 	it->ino = ino;
 	it->is_dir = (uint8_t)is_dir;
 	it->tree_seg = SIZE_MAX;
+	it->ea_seg = SIZE_MAX;
 	if (ino < EXT2_FIRST_INODE(s->fs->super) && ino != EXT2_ROOT_INO) {
 		it->skipped = 1;
 		it->skip = BP_RL_SKIP_NOT_REGULAR;
@@ -417,6 +437,7 @@ errcode_t rl_stream_build(ext2_filsys fs, const struct bp_trace *t, int whole_fi
 
 	memset(s, 0, sizeof(*s));
 	s->fs = fs;
+	s->move_ea = 1;
 	s->files_traced = t->nfiles;
 	fidx = malloc((t->nfiles ? t->nfiles : 1) * sizeof(*fidx));
 	if (!fidx)

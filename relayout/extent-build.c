@@ -200,6 +200,8 @@ errcode_t rl_extent_commit(ext2_filsys fs, const struct rl_stream *s, const stru
 					    it->new_leaves - oldtree);
 	if (rc)
 		return rc;
+	if (rl_ea_new(s, it))
+		ext2fs_file_acl_block_set(fs, (struct ext2_inode *)&inode, rl_ea_new(s, it));
 	rc = ext2fs_write_inode_full(fs, it->ino, (struct ext2_inode *)&inode, sizeof(inode));
 	(*writes)++;
 	return rc;

@@ -23,6 +23,7 @@ enum rl_seg_kind {
 	RL_SEG_DATA = 0,
 	RL_SEG_IND,
 	RL_SEG_TREE,
+	RL_SEG_EA,		/* the item's xattr block (refcount 1), rewritten, not copied */
 };
 
 struct rl_seg {
@@ -54,6 +55,8 @@ struct rl_item {
 	size_t nnew;
 	uint32_t new_leaves;	/* planned leaf count (0 = depth 0) */
 	size_t tree_seg;	/* index of the TREE segment, or SIZE_MAX */
+	blk64_t ea_blk;		/* xattr block owned by this inode alone, or 0 */
+	size_t ea_seg;		/* index of the EA segment, or SIZE_MAX */
 	size_t *segs;		/* indices of its DATA/IND segments, stream order */
 	size_t nsegs, asegs;
 	blk64_t *cov;		/* covered logical intervals [cov[2i], cov[2i+1]) */
@@ -68,6 +71,7 @@ struct rl_stream {
 	size_t nsegs, asegs;
 	uint64_t files_traced, files, dirs;
 	uint64_t skipped[BP_RL_SKIP_NR];
+	int move_ea;		/* boot stream: an item's xattr block comes first */
 };
 
 /* preflight.c */
@@ -107,6 +111,15 @@ errcode_t rl_extent_write_leaves(ext2_filsys fs, const struct rl_stream *s,
 				 const struct rl_item *it, uint64_t *writes);
 errcode_t rl_extent_commit(ext2_filsys fs, const struct rl_stream *s, const struct rl_item *it,
 			   uint64_t *writes);
+
+/* ea.c */
+errcode_t rl_ea_owned(ext2_filsys fs, ext2_ino_t ino, blk64_t blk, int *owned);
+errcode_t rl_ea_copy(ext2_filsys fs, const struct rl_stream *s, const struct rl_item *it,
+		     uint64_t *writes);
+/* The xattr block the item's inode should point to after the commit, or 0 = unchanged. */
+blk64_t rl_ea_new(const struct rl_stream *s, const struct rl_item *it);
+errcode_t rl_ea_commit_separate(ext2_filsys fs, const struct rl_stream *s,
+				const struct rl_item *it, uint64_t *writes);
 
 /* indirect.c */
 errcode_t rl_indirect_commit(ext2_filsys fs, const struct rl_stream *s, const struct rl_item *it);

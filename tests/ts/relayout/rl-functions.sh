@@ -87,7 +87,7 @@ rl_sum() { sha256sum <"$1" | cut -d' ' -f1; }
 
 # rl_full_check [--aged] KIND: the end-to-end oracle on one fixture kind.
 # Relayout with an undo file; then e2fsck -fn is clean, every file's SHA-256
-# is unchanged, the boot set is one stream (0 discontiguities), a second run
+# and the xattrs of the config file (own xattr block, moved) are unchanged, the boot set is one stream (0 discontiguities), a second run
 # moves nothing, and e2undo gives back the original image byte for byte.
 rl_full_check() {
 	local img t="$BP_TMPDIR/boot.trace" u="$BP_TMPDIR/relayout.e2undo" s0 before after
@@ -96,6 +96,7 @@ rl_full_check() {
 	bp_hash_files "$img" >"$BP_TMPDIR/hash.before"
 	[ -s "$BP_TMPDIR/hash.before" ] || bp_fail "no files hashed"
 	s0=$(rl_sum "$img")
+	debugfs -R "ea_list /boot/config-6.1.0-bootpack" "$img" >"$BP_TMPDIR/xattr.before" 2>/dev/null
 	before=$(rl_verify_json "$img" "$t" discontiguities)
 	[ "$before" -gt 0 ] || bp_fail "fixture boot set already contiguous ($before)"
 
@@ -105,6 +106,9 @@ rl_full_check() {
 	bp_fsck_clean "$img"
 	bp_hash_files "$img" >"$BP_TMPDIR/hash.after"
 	diff "$BP_TMPDIR/hash.before" "$BP_TMPDIR/hash.after" || bp_fail "file contents changed"
+	# The config file's xattr block (refcount 1) moves into the stream too.
+	debugfs -R "ea_list /boot/config-6.1.0-bootpack" "$img" >"$BP_TMPDIR/xattr.after" 2>/dev/null
+	diff "$BP_TMPDIR/xattr.before" "$BP_TMPDIR/xattr.after" || bp_fail "xattrs changed"
 	after=$(rl_verify_json "$img" "$t" discontiguities)
 	[ "$after" = 0 ] || bp_fail "boot set has $after discontiguities after relayout"
 	bp_info "$*: discontiguities $before -> $after"
