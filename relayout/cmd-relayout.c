@@ -126,7 +126,7 @@ static void print_text(FILE *f, const char *dev, const struct bp_relayout_report
 	}
 	fprintf(f, "%s\n", any ? "" : " none");
 	if (!dry && !r->nothing_to_do)
-		fprintf(f, "  writes:           %llu, barriers %llu, superblock writes %llu; "
+		fprintf(f, "  engine writes:    %llu, barriers %llu, superblock writes %llu; "
 			   "%.3f s planning, %.3f s moving\n",
 			(unsigned long long)r->writes, (unsigned long long)r->barriers,
 			(unsigned long long)r->sb_writes, r->plan_seconds, r->apply_seconds);

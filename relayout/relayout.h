@@ -76,7 +76,9 @@ struct bp_relayout_report {
 	uint64_t files_skipped[BP_RL_SKIP_NR];
 	int nothing_to_do;		/* boot stream already as contiguous as planned */
 	/* result */
-	uint64_t writes;		/* io_channel write calls issued (data + metadata) */
+	uint64_t writes;		/* write calls bootpack issued itself; the library's own
+					   (indirect-block rewrites in a commit, bitmaps at
+					   close) are not counted */
 	uint64_t barriers;		/* io_channel_flush calls */
 	uint64_t sb_writes;		/* primary superblock writes (2 on success) */
 	double plan_seconds, apply_seconds;
