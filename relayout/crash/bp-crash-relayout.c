@@ -77,11 +77,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bp-crash-relayout: %s: %s\n", o.device, bp_err_str(&err));
 		return 1;
 	}
-	printf("moved %llu blocks (%llu tree) of %llu files, %llu dirs; region %llu+%llu; "
-	       "discontiguities %llu -> %llu\n",
+	printf("moved %llu blocks (%llu tree) of %llu files, %llu dirs; evicted %llu blocks; "
+	       "region %llu+%llu; discontiguities %llu -> %llu\n",
 	       (unsigned long long)rep.blocks_to_move, (unsigned long long)rep.tree_blocks,
 	       (unsigned long long)rep.files_moved, (unsigned long long)rep.dirs_moved,
-	       (unsigned long long)rep.region_start, (unsigned long long)rep.region_len,
+	       (unsigned long long)rep.evicted_blocks, (unsigned long long)rep.region_start, (unsigned long long)rep.region_len,
 	       (unsigned long long)rep.discontig_before, (unsigned long long)rep.discontig_after);
 	printf("engine: %llu writes, %llu barriers, %llu superblock writes; crash_io: %llu writes, "
 	       "%llu flushes\n",
