@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # bench-relayout.sh --- relayout throughput vs a raw copy, and planning time vs fs size
 #
-# Makes aged fixture images (1, 2 and 4 GiB; cached under
+# Makes aged fixture images (1, 2, 4 and 16 GiB; cached under
 # $top_builddir/bench), a trace of a ~75 MiB boot set (kernel, initrd, then
 # programs and libraries in list order), and measures on the 4 GiB image:
 # the relayout (no undo, caches dropped first when root) against dd copying
@@ -103,7 +103,7 @@ print(f"relayout with undo file: {t5 - t4:.2f} s wall")
 PY
 
 echo "planning time (relayout -n) vs filesystem size:"
-for spec in 1G:2 2G:4 4G:8; do
+for spec in 1G:2 2G:4 4G:8 16G:8; do
 	img=$(fixture "${spec%:*}" "${spec#*:}")
 	bootset "$img" "$BP_TMPDIR/list2"
 	mapfile -t l2 <"$BP_TMPDIR/list2"
