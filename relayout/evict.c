@@ -157,7 +157,7 @@ static errcode_t scan_owners(ext2_filsys fs, blk64_t ws, blk64_t we, ext2fs_bloc
 	ext2_inode_scan scan;
 	struct ext2_inode_large inode;
 	ext2_ino_t ino;
-	uint32_t idx, epb = (fs->blocksize - 12) / 12;
+	uint32_t idx;
 	errcode_t rc;
 
 	*blocked = 0;
@@ -199,7 +199,6 @@ static errcode_t scan_owners(ext2_filsys fs, blk64_t ws, blk64_t we, ext2fs_bloc
 		if (it->extents && rl_extent_leaves_needed(fs, it->nmap + 2 * hits + 2) > 4 &&
 		    hits) {
 			/* Its new tree could need depth 2: leave it where it is. */
-			(void)epb;
 			for (i = 0; i < it->nmap; i++) {
 				blk64_t lo = MAX(it->map[i].pblk, ws);
 				blk64_t hi = MIN(it->map[i].pblk + it->map[i].len, we);
@@ -288,7 +287,10 @@ static errcode_t alloc_out(ext2_filsys fs, blk64_t goal, blk64_t len, int below3
 {
 	errcode_t rc;
 
-	rc = ext2fs_new_range(fs, 0, goal, len, NULL, p, l);
+	/* One piece if possible (fewer extents), else what the free space offers. */
+	rc = ext2fs_new_range(fs, EXT2_NEWRANGE_MIN_LENGTH, goal, len, NULL, p, l);
+	if (rc == EXT2_ET_BLOCK_ALLOC_FAIL)
+		rc = ext2fs_new_range(fs, 0, goal, len, NULL, p, l);
 	if (rc)
 		return rc == EXT2_ET_BLOCK_ALLOC_FAIL ? BP_ET_NO_SPACE : rc;
 	if (*l > len)
