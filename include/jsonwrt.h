@@ -20,6 +20,7 @@ struct bp_json {
 	int depth;
 	int pretty;
 	unsigned char nonempty[BP_JSON_MAX_DEPTH];
+	char closer[BP_JSON_MAX_DEPTH];	/* '}' or ']' for each open container */
 };
 
 void bp_json_init(struct bp_json *j, FILE *out, int pretty);

@@ -80,6 +80,7 @@ static void open_container(struct bp_json *j, const char *name, char c)
 	if (j->depth < BP_JSON_MAX_DEPTH - 1)
 		j->depth++;
 	j->nonempty[j->depth] = 0;
+	j->closer[j->depth] = c == '{' ? '}' : ']';
 }
 
 static void close_container(struct bp_json *j, char c)
@@ -115,6 +116,8 @@ void bp_json_close_array(struct bp_json *j)
 
 void bp_json_finish(struct bp_json *j)
 {
+	while (j->depth > 0)
+		close_container(j, j->closer[j->depth]);
 	fputc('\n', j->out);
 	fflush(j->out);
 }

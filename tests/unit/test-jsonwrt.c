@@ -37,8 +37,28 @@ static char *render(int pretty)
 	return buf;
 }
 
+/* finish closes whatever is still open. */
+static char *unfinished(void)
+{
+	struct bp_json j;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	bp_json_init(&j, f, 0);
+	bp_json_open_object(&j, NULL);
+	bp_json_open_array(&j, "a");
+	bp_json_open_object(&j, NULL);
+	bp_json_u64(&j, "x", 1);
+	bp_json_finish(&j);
+	fclose(f);
+	return buf;
+}
+
 int main(void)
 {
+	char *open_ = unfinished();
+
 	char *compact = render(0);
 	char *pretty = render(1);
 
@@ -47,6 +67,8 @@ int main(void)
 			      "\"ranges\":[{\"offset\":0},7]}\n") == 0);
 	CHECK(strstr(pretty, "{\n  \"path\": ") == pretty);
 	CHECK(strstr(pretty, "\n  \"ranges\": [\n    {\n      \"offset\": 0\n    },\n    7\n  ]\n}\n"));
+	CHECK(strcmp(open_, "{\"a\":[{\"x\":1}]}\n") == 0);
+	free(open_);
 	free(compact);
 	free(pretty);
 	return unit_exit();
