@@ -18,6 +18,7 @@
 #include "progress.h"
 #include "relayout.h"
 #include "strutils.h"
+#include "repack.h"
 #include "tracefile.h"
 
 static volatile int canceled;
@@ -61,6 +62,9 @@ static void usage(void)
 	       "     --whole-files       move whole files, not only the traced ranges\n"
 	       "     --region <start>[:<len>]\n"
 	       "                         put the boot set at this block (must be free)\n"
+	       " -P, --pack <file>       write the pack for the new layout here\n"
+	       "     --no-pack           do not rewrite a pack (default: rewrite\n"
+	       "                         " BP_STATEDIR "/pack if it is of this filesystem)\n"
 	       " -f, --force             accept a filesystem mounted after its last check\n"
 	       " -h, --help              display this help\n"
 	       "\n"
@@ -208,6 +212,7 @@ int cmd_relayout(int argc, char **argv)
 		OPT_PROGRESS_FD,
 		OPT_WHOLE_FILES,
 		OPT_REGION,
+		OPT_NO_PACK,
 	};
 	static const struct option longopts[] = {
 		{ "trace", required_argument, NULL, 't' },
@@ -219,6 +224,8 @@ int cmd_relayout(int argc, char **argv)
 		{ "no-undo", no_argument, NULL, OPT_NO_UNDO },
 		{ "whole-files", no_argument, NULL, OPT_WHOLE_FILES },
 		{ "region", required_argument, NULL, OPT_REGION },
+		{ "pack", required_argument, NULL, 'P' },
+		{ "no-pack", no_argument, NULL, OPT_NO_PACK },
 		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -229,13 +236,14 @@ int cmd_relayout(int argc, char **argv)
 	struct bp_err err = { 0 };
 	struct bp_trace *trace = NULL;
 	struct bp_dev dev;
-	const char *trace_path = NULL, *undo = NULL;
+	const char *trace_path = NULL, *undo = NULL, *pack_path = NULL;
+	enum bp_repack_mode pack_mode = BP_REPACK_AUTO;
 	char undo_buf[4096];
 	int c, json = 0, bar = 0, pfd = -1, no_undo = 0, ret;
 	uint64_t v;
 	errcode_t rc;
 
-	while ((c = getopt_long(argc, argv, "t:nJpz:fh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:nJpz:P:fh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			trace_path = optarg;
@@ -272,6 +280,13 @@ int cmd_relayout(int argc, char **argv)
 					     optarg);
 				return bp_errtryhelp("relayout");
 			}
+			break;
+		case 'P':
+			pack_mode = BP_REPACK_PATH;
+			pack_path = optarg;
+			break;
+		case OPT_NO_PACK:
+			pack_mode = BP_REPACK_NEVER;
 			break;
 		case 'f':
 			o.force = 1;
@@ -372,6 +387,8 @@ int cmd_relayout(int argc, char **argv)
 	if (!o.dry_run && rep.nothing_to_do && undo)
 		fprintf(json ? stderr : stdout, "Nothing was written; no undo file was kept.\n");
 	ret = BP_EX_OK;
+	if (!o.dry_run)
+		ret = bp_relayout_repack(pack_mode, pack_path, dev.path, dev.uuid, trace, json);
 out:
 	bp_trace_free(trace);
 	bp_dev_free(&dev);

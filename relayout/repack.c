@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * repack.c --- after a relayout, write the pack again for the new layout
+ *
+ * A pack records physical positions; after relayout they changed. So that
+ * the pack always describes the current layout, relayout rewrites it: the
+ * pack named with --pack, or else the default pack when it exists and
+ * belongs to this filesystem (a pack of another filesystem is left alone).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "exitcodes.h"
+#include "log.h"
+#include "pack-build.h"
+#include "pack-parse.h"
+#include "repack.h"
+#include "strutils.h"
+
+#define BP_DEFAULT_PACK BP_STATEDIR "/pack"
+
+/* 1 if the pack at path exists and is of the filesystem fs_uuid. */
+static int pack_is_ours(const char *path, const char *fs_uuid)
+{
+	struct bp_pack *p = NULL;
+	const char *why = NULL;
+	char uuid[37];
+	int ours;
+
+	if (bp_pack_load_file(path, 0, &p, &why) < 0)
+		return 0;
+	bp_pack_uuid_str(bp_pack_info(p)->uuid, uuid);
+	ours = fs_uuid && strcmp(uuid, fs_uuid) == 0;
+	bp_pack_free(p);
+	return ours;
+}
+
+int bp_relayout_repack(enum bp_repack_mode mode, const char *path, const char *device,
+		       const char *fs_uuid, const struct bp_trace *t, int quiet)
+{
+	struct bp_pack_opts po = {
+		.budget = BP_PACK_DEFAULT_BUDGET,
+		.compress = BP_PACK_COMPRESS_AUTO,
+		.compat = BP_PACK_COMPAT_RELAYOUT,
+		.meta = BP_PACK_META_FILES,
+	};
+	struct bp_pack_report rep = { 0 };
+	struct bp_err err = { 0 };
+	ext2_filsys fs = NULL;
+	char sz[32];
+	errcode_t rc;
+
+	if (mode == BP_REPACK_NEVER)
+		return BP_EX_OK;
+	if (mode == BP_REPACK_AUTO) {
+		path = BP_DEFAULT_PACK;
+		if (!pack_is_ours(path, fs_uuid))
+			return BP_EX_OK;
+	}
+	po.output = path;
+	rc = bp_pack_open_fs(device, &fs, &err);
+	if (!rc)
+		rc = bp_pack_build_write(fs, t, &po, &rep, &err);
+	if (fs)
+		ext2fs_close_free(&fs);
+	if (rc) {
+		bp_log_error("%s", bp_err_str(&err));
+		bp_log_error("relayout: the pack %s was not rewritten and no longer matches %s; "
+			     "run 'bootpack pack --meta=files --trace TRACE -o %s %s'",
+			     path, device, path, device);
+		return BP_EX_STALE;
+	}
+	if (!quiet)
+		printf("%s: pack rewritten for the new layout: %llu entries, %s to read\n", path,
+		       (unsigned long long)rep.nentries,
+		       bp_size_human(rep.meta_bytes + rep.file_bytes, sz, sizeof(sz)));
+	return BP_EX_OK;
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * repack.h --- after a relayout, write the pack again for the new layout
+ */
+#ifndef BP_REPACK_H
+#define BP_REPACK_H
+
+#include "tracefile.h"
+
+enum bp_repack_mode {
+	BP_REPACK_AUTO = 0,	/* rewrite the default pack if it is of this filesystem */
+	BP_REPACK_PATH,		/* write the given pack */
+	BP_REPACK_NEVER,
+};
+
+/*
+ * Policy of bootpack relayout (CLI layer: prints what it does). Returns an
+ * exit code: BP_EX_OK, or BP_EX_STALE when the pack could not be written
+ * and no longer describes the filesystem.
+ */
+int bp_relayout_repack(enum bp_repack_mode mode, const char *path, const char *device,
+		       const char *fs_uuid, const struct bp_trace *t, int quiet);
+
+#endif /* BP_REPACK_H */
