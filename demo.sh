@@ -3,8 +3,9 @@
 # demo.sh --- the main job end to end on the embedded default: a generated,
 # aged ext4 image standing in for a lived-in root filesystem.
 #
-#   trace a boot-like workload  ->  relayout (with an undo file)  ->  check
-#   nothing was lost  ->  pack  ->  bootpack-read with cold caches  ->  bench
+#   trace a boot-like workload  ->  relayout (with an undo file; it writes
+#   the pack)  ->  check nothing was lost  ->  bench  ->  bootpack-read with
+#   cold caches  ->  e2undo
 #
 # Needs root (loop devices, mount, tracefs). Everything it makes is under
 # $BP_DEMO_DIR (default ./demo); loop devices and mounts are released on exit.
@@ -76,7 +77,7 @@ step "before: contiguity and modelled boot I/O"
 step "relayout (offline, crash safe, undoable)"
 before=$(hash_all)
 cp --sparse=always "$img" "$out/before.img"
-"$B" relayout --trace "$out/boot.trace" -z "$out/relayout.e2undo" "$img"
+"$B" relayout --trace "$out/boot.trace" -z "$out/relayout.e2undo" --pack "$out/pack" "$img"
 
 step "nothing lost: e2fsck -fn and the SHA-256 of every file"
 e2fsck -fn "$img" >/dev/null 2>&1 && echo "e2fsck -fn: clean"
@@ -91,8 +92,8 @@ step "after: contiguity and modelled boot I/O"
 "$B" verify --trace "$out/boot.trace" "$img"
 "$B" bench --trace "$out/boot.trace" "$img"
 
-step "pack"
-"$B" pack --meta=files --trace "$out/boot.trace" -o "$out/pack" "$img"
+step "the pack relayout wrote for the new layout"
+"$B" verify --pack "$out/pack" "$img"
 
 step "bootpack-read with cold caches, then what is resident"
 attach_ro
