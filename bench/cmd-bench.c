@@ -179,18 +179,13 @@ int cmd_bench(int argc, char **argv)
 		for (; bp_disk_models[nmodels] && nmodels < MAX_MODELS; nmodels++)
 			models[nmodels] = bp_disk_models[nmodels];
 
-	rc = bp_dev_resolve(argv[optind], &dev, &err);
-	if (!rc)
-		rc = bp_dev_require_ext(&dev, &err);
-	if (rc) {
+	ret = bp_cli_open_dev(argv[optind], &dev);
+	if (ret)
+		return ret;
+	ret = bp_cli_load_trace(trace_path, &t);
+	if (ret) {
 		bp_dev_free(&dev);
-		return bp_fail(&err);
-	}
-	rc = bp_trace_load(trace_path, &t, &err);
-	if (rc) {
-		bp_log_error("%s", bp_err_str(&err));
-		bp_dev_free(&dev);
-		return BP_EX_STALE;
+		return ret;
 	}
 	ret = BP_EX_FAILURE;
 	rc = ext2fs_open2(dev.path, NULL, EXT2_FLAG_64BITS, 0, 0, unix_io_manager, &fs);

@@ -35,6 +35,18 @@ enum {
 	OPT_COMMON_BASE = 0x100,
 };
 
+struct bp_dev;
+struct bp_trace;
+
+/*
+ * Resolve and probe a device spec; it must hold ext2/3/4. Returns 0, or
+ * prints why not, frees dev and returns the exit code.
+ */
+int bp_cli_open_dev(const char *spec, struct bp_dev *dev);
+
+/* Load a trace: 0, or prints why not and returns BP_EX_STALE (unreadable, corrupt) or 1. */
+int bp_cli_load_trace(const char *path, struct bp_trace **ret);
+
 int cmd_trace(int argc, char **argv);
 int cmd_relayout(int argc, char **argv);
 int cmd_pack(int argc, char **argv);

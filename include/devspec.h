@@ -30,6 +30,9 @@ errcode_t bp_dev_resolve(const char *spec, struct bp_dev *dev, struct bp_err *er
  */
 errcode_t bp_dev_require_ext(const struct bp_dev *dev, struct bp_err *err);
 
+/* bp_dev_resolve() then bp_dev_require_ext(): what every verb taking a device does. */
+errcode_t bp_dev_resolve_ext(const char *spec, struct bp_dev *dev, struct bp_err *err);
+
 void bp_dev_free(struct bp_dev *dev);
 
 #endif /* BP_DEVSPEC_H */

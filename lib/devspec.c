@@ -124,6 +124,13 @@ errcode_t bp_dev_require_ext(const struct bp_dev *dev, struct bp_err *err)
 			  "and ext4", dev->path, dev->type ? dev->type : "unknown");
 }
 
+errcode_t bp_dev_resolve_ext(const char *spec, struct bp_dev *dev, struct bp_err *err)
+{
+	errcode_t rc = bp_dev_resolve(spec, dev, err);
+
+	return rc ? rc : bp_dev_require_ext(dev, err);
+}
+
 void bp_dev_free(struct bp_dev *dev)
 {
 	if (!dev)

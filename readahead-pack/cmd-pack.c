@@ -208,15 +208,12 @@ int cmd_pack(int argc, char **argv)
 		return bp_errtryhelp("pack");
 	}
 
-	rc = bp_trace_load(trace, &t, &err);
-	if (rc) {
-		bp_log_error("%s", bp_err_str(&err));
-		return rc == ENOENT || rc == BP_ET_TRACE_CORRUPT ? BP_EX_STALE : BP_EX_FAILURE;
-	}
-	if (bp_dev_resolve(argv[optind], &dev, &err) || bp_dev_require_ext(&dev, &err)) {
-		ret = bp_fail(&err);
+	ret = bp_cli_load_trace(trace, &t);
+	if (ret)
+		return ret;
+	ret = bp_cli_open_dev(argv[optind], &dev);
+	if (ret)
 		goto out;
-	}
 	if (dev.is_blockdev) {
 		struct stat st;
 

@@ -132,7 +132,7 @@ int bp_verify_pack(const char *pack, const char *device, const struct bp_show_op
 	ret = bp_pack_cli_load(pack, &p);
 	if (ret)
 		return ret;
-	if (bp_dev_resolve(device, &dev, &err) || bp_dev_require_ext(&dev, &err) ||
+	if (bp_dev_resolve_ext(device, &dev, &err) ||
 	    bp_pack_open_fs(dev.path, &fs, &err) || bp_pack_check(fs, p, &c, &err)) {
 		ret = bp_fail(&err);
 		goto out;

@@ -311,21 +311,16 @@ int cmd_relayout(int argc, char **argv)
 		return bp_errtryhelp("relayout");
 	}
 
-	rc = bp_dev_resolve(argv[optind], &dev, &err);
-	if (!rc)
-		rc = bp_dev_require_ext(&dev, &err);
-	if (rc) {
-		bp_dev_free(&dev);
-		return bp_fail(&err);
-	}
+	ret = bp_cli_open_dev(argv[optind], &dev);
+	if (ret)
+		return ret;
 	bp_log_info("%s resolves to %s (%s, UUID %s)", dev.spec, dev.path, dev.type,
 		    dev.uuid ? dev.uuid : "none");
 
-	rc = bp_trace_load(trace_path, &trace, &err);
-	if (rc) {
-		bp_log_error("%s", bp_err_str(&err));
+	ret = bp_cli_load_trace(trace_path, &trace);
+	if (ret) {
 		bp_dev_free(&dev);
-		return BP_EX_STALE;
+		return ret;
 	}
 
 	if (!o.dry_run && !no_undo && !undo) {

@@ -33,18 +33,13 @@ int bp_verify_trace(const char *trace_path, const char *device, const struct bp_
 	errcode_t rc;
 	int ret;
 
-	rc = bp_dev_resolve(device, &dev, &err);
-	if (!rc)
-		rc = bp_dev_require_ext(&dev, &err);
-	if (rc) {
+	ret = bp_cli_open_dev(device, &dev);
+	if (ret)
+		return ret;
+	ret = bp_cli_load_trace(trace_path, &t);
+	if (ret) {
 		bp_dev_free(&dev);
-		return bp_fail(&err);
-	}
-	rc = bp_trace_load(trace_path, &t, &err);
-	if (rc) {
-		bp_log_error("%s", bp_err_str(&err));
-		bp_dev_free(&dev);
-		return BP_EX_STALE;
+		return ret;
 	}
 	rc = bp_verify_run(dev.path, t, 0, &r, &err);
 	if (rc) {

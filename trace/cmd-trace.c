@@ -210,7 +210,7 @@ static int open_device(const char *spec, struct bp_dev *dev, uint32_t *kdev)
 		bp_trace_devnode(major(st.st_dev), minor(st.st_dev), mnt, sizeof(mnt));
 		spec = mnt;
 	}
-	if (bp_dev_resolve(spec, dev, &err) || bp_dev_require_ext(dev, &err))
+	if (bp_dev_resolve_ext(spec, dev, &err))
 		return fail(&err);
 	if (stat(dev->path, &st) == 0 && S_ISBLK(st.st_mode))
 		*kdev = BP_KDEV(major(st.st_rdev), minor(st.st_rdev));
