@@ -9,7 +9,7 @@
 # relayout/crash/crash-driver.sh; the model: relayout/crash/README.md.
 
 CRASH_DRIVER=$top_srcdir/relayout/crash/crash-driver.sh
-CRASH_MKTRACE=$top_srcdir/relayout/crash/mktrace.sh
+CRASH_MKTRACE=$top_srcdir/tests/mktrace.sh
 CRASH_RELAYOUT=$top_builddir/relayout/crash/bp-crash-relayout
 CRASH_UNSAFE=$top_builddir/relayout/crash/bp-crash-unsafe
 CRASH_SUMMARY=${BP_CRASH_SUMMARY:-$top_builddir/tests/logs/crash-summary.txt}

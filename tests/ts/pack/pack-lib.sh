@@ -2,57 +2,11 @@
 # pack-lib.sh --- helpers shared by the tests/ts/pack cases (sourced, not a test)
 
 # pk_mktrace IMG OUT [-m OFF:LEN:NS]... SPEC...: write a trace (tracefile.h
-# v1) of files of IMG, read-only. SPEC is PATH:OFF:LEN:NS[,OFF:LEN:NS...]
-# (ranges of one file sorted by offset); LEN "all" means to the end of the
-# file. -m adds a metadata range. Inode, generation, size and mtime come
-# from debugfs, the physical hint from debugfs bmap.
+# v1) of files of IMG, read-only, with tests/mktrace.sh. SPEC is
+# PATH:OFF:LEN:NS[,OFF:LEN:NS...] (ranges of one file sorted by offset); LEN
+# "all" means to the end of the file. -m adds a metadata range.
 pk_mktrace() {
-	local img=$1 out=$2 uuid bs body records=0 spec path st ino gen size mtime r off len ns pblk phys
-	shift 2
-	uuid=$(dumpe2fs -h "$img" 2>/dev/null | sed -n 's/^Filesystem UUID: *//p')
-	bs=$(dumpe2fs -h "$img" 2>/dev/null | sed -n 's/^Block size: *//p')
-	[ -n "$uuid" ] && [ -n "$bs" ] || bp_fail "$img: not an ext2/3/4 image"
-	body=$(mktemp "$BP_TMPDIR/trace-body.XXXXXX")
-	while [ "${1:-}" = -m ]; do
-		IFS=: read -r off len ns <<<"$2"
-		echo "M $off $len $ns" >>"$body"
-		records=$((records + 1))
-		shift 2
-	done
-	for spec in "$@"; do
-		path=${spec%%:*}
-		st=$(debugfs -R "stat \"$path\"" "$img" 2>/dev/null) || bp_fail "$img: $path: debugfs stat"
-		ino=$(sed -n 's/^Inode: \([0-9]*\) .*Type: regular.*/\1/p' <<<"$st")
-		[ -n "$ino" ] || bp_fail "$img: $path: not a regular file"
-		gen=$(sed -n 's/^Generation: \([0-9]*\) .*/\1/p' <<<"$st")
-		size=$(sed -n 's/.*Size: \([0-9]*\)$/\1/p' <<<"$st" | head -n1)
-		mtime=$(sed -n 's/^ *mtime: \(0x[0-9a-f]*\).*/\1/p' <<<"$st")
-		printf 'F %u %u %u %d %s\n' "$ino" "$gen" "$size" "$((mtime))" "$path" >>"$body"
-		records=$((records + 1))
-		IFS=, read -ra rs <<<"${spec#*:}"
-		for r in "${rs[@]}"; do
-			IFS=: read -r off len ns <<<"$r"
-			[ "$len" = all ] && len=$((size - off))
-			pblk=$(debugfs -R "bmap \"$path\" $((off / bs))" "$img" 2>/dev/null | tail -n1)
-			if [ -n "$pblk" ] && [ "$pblk" != 0 ]; then phys=$((pblk * bs + off % bs)); else phys=-; fi
-			echo "R $off $len $ns $phys" >>"$body"
-			records=$((records + 1))
-		done
-	done
-	{
-		echo "bootpack-trace 1"
-		echo "uuid $uuid"
-		echo "block-size $bs"
-		echo "device $(basename "$img")"
-		echo "dev 0:0"
-		echo "kernel pack-test"
-		echo "source import"
-		echo "created 1700000000"
-		echo "events $records $records 0"
-		cat "$body"
-		echo "end $records"
-	} >"$out"
-	rm -f "$body"
+	"$top_srcdir/tests/mktrace.sh" "$@" || bp_fail "mktrace $*"
 }
 
 # pk_merge: "KIND PATH START END" lines on stdin, merged per (KIND, PATH).

@@ -3,12 +3,14 @@
 #
 # mktrace.sh --- write a bootpack trace (include/tracefile.h, version 1) for files of an image
 #
-# Usage: mktrace.sh IMAGE OUT.trace PATH[:OFFSET:LENGTH[,OFFSET:LENGTH...]]...
+# Usage: mktrace.sh IMAGE OUT.trace [-m OFF:LEN:NS]... PATH[:OFF:LEN[:NS][,OFF:LEN[:NS]...]]...
 #
-# Without ranges a path is traced whole. Inode, generation, size and mtime
-# come from debugfs, the physical hint from debugfs bmap; the files are
-# listed in command-line order (first access 1 ms apart), as a boot would
-# read them. Read-only: the image is never written.
+# Without ranges a path is traced whole; LEN "all" means to the end of the
+# file; without NS, ranges are first read 1 ms apart in command-line order,
+# as a boot would read them. -m adds a metadata range (physical bytes).
+# Inode, generation, size and mtime come from debugfs, the physical hint
+# from debugfs bmap. Read-only: the image is never written. Used by the
+# crash, pack and relayout tests, so that test traces are made one way.
 set -euo pipefail
 
 die() { echo "mktrace: $*" >&2; exit 1; }
@@ -22,7 +24,13 @@ bs=$(dumpe2fs -h "$img" 2>/dev/null | sed -n 's/^Block size: *//p')
 
 body=$(mktemp)
 trap 'rm -f "$body"' EXIT
-records=0 ns=0
+records=0 auto_ns=0
+while [ "${1:-}" = -m ]; do
+	IFS=: read -r off len ns <<<"$2"
+	echo "M $off $len $ns" >>"$body"
+	records=$((records + 1))
+	shift 2
+done
 for spec in "$@"; do
 	path=${spec%%:*}
 	stat=$(debugfs -R "stat \"$path\"" "$img" 2>/dev/null) || die "$img: $path: debugfs stat failed"
@@ -36,8 +44,10 @@ for spec in "$@"; do
 	records=$((records + 1))
 	if [ "$spec" = "$path" ]; then ranges="0:$size"; else ranges=${spec#*:}; fi
 	for r in ${ranges//,/ }; do
-		off=${r%%:*} len=${r#*:}
+		IFS=: read -r off len ns <<<"$r"
+		[ "$len" = all ] && len=$((size - off))
 		[ "$len" -gt 0 ] || continue
+		if [ -z "${ns:-}" ]; then ns=$auto_ns; auto_ns=$((auto_ns + 1000000)); fi
 		pblk=$(debugfs -R "bmap \"$path\" $((off / bs))" "$img" 2>/dev/null | tail -n1)
 		if [ -n "$pblk" ] && [ "$pblk" != 0 ]; then
 			phys=$((pblk * bs + off % bs))
@@ -45,7 +55,7 @@ for spec in "$@"; do
 			phys=-
 		fi
 		printf 'R %u %u %u %s\n' "$off" "$len" "$ns" "$phys" >>"$body"
-		records=$((records + 1)) ns=$((ns + 1000000))
+		records=$((records + 1))
 	done
 done
 
@@ -55,7 +65,7 @@ done
 	echo "block-size $bs"
 	echo "device $(basename "$img")"
 	echo "dev 0:0"
-	echo "kernel crash-test"
+	echo "kernel test"
 	echo "source import"
 	echo "created 1700000000"
 	echo "events $records $records 0"
