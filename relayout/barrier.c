@@ -17,16 +17,13 @@ errcode_t rl_barrier_b0(ext2_filsys fs, struct bp_relayout_report *rep)
 {
 	errcode_t rc;
 
-	/* Without orig_super the library writes the superblock in one piece. */
+	/* Never let the library write the superblock in pieces (write_byte). */
 	ext2fs_free_mem(&fs->orig_super);
 	fs->super->s_state |= EXT2_ERROR_FS;
-	ext2fs_mark_super_dirty(fs);
-	fs->flags |= EXT2_FLAG_SUPER_ONLY;
-	rc = ext2fs_flush(fs);
-	fs->flags &= ~EXT2_FLAG_SUPER_ONLY;
-	rep->sb_writes++;
-	rep->writes++;
-	rep->barriers += 2;
+	rc = rl_write_super(fs, rep);
+	if (!rc)
+		rc = io_channel_flush(fs->io);
+	rep->barriers++;
 	return rc;
 }
 
@@ -88,6 +85,32 @@ errcode_t rl_barrier_b1(ext2_filsys fs, struct bp_relayout_report *rep)
 	if (!rc)
 		rc = io_channel_flush(fs->io);
 	rep->barriers++;
+	return rc;
+}
+
+/*
+ * The end: bitmaps and descriptors durable (B1), then the superblock that
+ * clears EXT2_ERROR_FS, then a flush. The filesystem is freed without
+ * ext2fs_close(), which would write the superblock a third time (it updates
+ * s_kbytes_written) in the library's own way.
+ */
+errcode_t rl_finish(ext2_filsys fs, struct bp_relayout_report *rep)
+{
+	errcode_t rc;
+
+	rc = rl_barrier_b1(fs, rep);
+	if (rc)
+		goto out;
+	fs->super->s_state &= ~EXT2_ERROR_FS;
+	rc = rl_write_super(fs, rep);
+	if (!rc)
+		rc = io_channel_flush(fs->io);
+	rep->barriers++;
+	if (!rc && ext2fs_has_feature_mmp(fs->super))
+		rc = ext2fs_mmp_stop(fs);
+out:
+	fs->flags &= ~(EXT2_FLAG_DIRTY | EXT2_FLAG_BB_DIRTY | EXT2_FLAG_IB_DIRTY);
+	ext2fs_free(fs);
 	return rc;
 }
 

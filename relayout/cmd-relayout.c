@@ -130,10 +130,11 @@ static void print_text(FILE *f, const char *dev, const struct bp_relayout_report
 	}
 	fprintf(f, "%s\n", any ? "" : " none");
 	if (!dry && !r->nothing_to_do)
-		fprintf(f, "  engine writes:    %llu, barriers %llu, superblock writes %llu; "
-			   "%.3f s planning, %.3f s moving\n",
+		fprintf(f, "  engine writes:    %llu, barriers %llu, superblock writes %llu "
+			   "(%llu of one sector); %.3f s planning, %.3f s moving\n",
 			(unsigned long long)r->writes, (unsigned long long)r->barriers,
-			(unsigned long long)r->sb_writes, r->plan_seconds, r->apply_seconds);
+			(unsigned long long)r->sb_writes, (unsigned long long)r->sb_one_sector,
+			r->plan_seconds, r->apply_seconds);
 }
 
 static void print_json(const char *dev, const char *undo, const struct bp_relayout_report *r,
@@ -180,6 +181,7 @@ static void print_json(const char *dev, const char *undo, const struct bp_relayo
 		bp_json_u64(&j, "writes", r->writes);
 		bp_json_u64(&j, "barriers", r->barriers);
 		bp_json_u64(&j, "superblock_writes", r->sb_writes);
+		bp_json_u64(&j, "superblock_one_sector_writes", r->sb_one_sector);
 		bp_json_u64(&j, "discontiguities", r->discontig_after);
 		bp_json_double(&j, "apply_seconds", r->apply_seconds);
 		bp_json_close_object(&j);

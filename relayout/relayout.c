@@ -231,11 +231,8 @@ errcode_t bp_relayout_run(const struct bp_relayout_opts *o, struct bp_relayout_r
 		ext2fs_free(fs);
 		return rc;
 	}
-	fs->super->s_state &= ~EXT2_ERROR_FS;
-	ext2fs_mark_super_dirty(fs);
-	rc = ext2fs_close_free(&fs);
-	rep->sb_writes++;
-	rep->barriers += 2;
+	rc = rl_finish(fs, rep);
+	fs = NULL;
 	rep->apply_seconds = now() - t0;
 	if (rc)
 		return bp_err_lib(err, rc, "%s: while writing the final bitmaps and superblock",

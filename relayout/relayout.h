@@ -81,6 +81,7 @@ struct bp_relayout_report {
 					   close) are not counted */
 	uint64_t barriers;		/* io_channel_flush calls */
 	uint64_t sb_writes;		/* primary superblock writes (2 on success) */
+	uint64_t sb_one_sector;		/* of those, changing only the first 512-byte sector */
 	double plan_seconds, apply_seconds;
 	int writes_began;		/* set once the filesystem was modified */
 };

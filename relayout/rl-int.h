@@ -125,7 +125,12 @@ errcode_t rl_ea_commit_separate(ext2_filsys fs, const struct rl_stream *s,
 errcode_t rl_indirect_commit(ext2_filsys fs, const struct rl_stream *s, const struct rl_item *it);
 
 /* barrier.c */
+/* sbwrite.c: write fs->super, changing one 512-byte sector where possible. */
+errcode_t rl_write_super(ext2_filsys fs, struct bp_relayout_report *rep);
+
 errcode_t rl_barrier_b0(ext2_filsys fs, struct bp_relayout_report *rep);
+/* B1, then the superblock without EXT2_ERROR_FS, a flush, and free fs. */
+errcode_t rl_finish(ext2_filsys fs, struct bp_relayout_report *rep);
 errcode_t rl_barrier_b1(ext2_filsys fs, struct bp_relayout_report *rep);
 errcode_t rl_barrier_b2(ext2_filsys fs, struct bp_relayout_report *rep);
 
