@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "c.h"
 #include "stream.h"
 
@@ -24,15 +25,8 @@ static errcode_t push(struct builder *b, uint64_t off, uint64_t len)
 		s->ios[s->n - 1].length += len;
 		return 0;
 	}
-	if (s->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 256;
-		struct bp_io *p = realloc(s->ios, cap * sizeof(*p));
-
-		if (!p)
-			return ENOMEM;
-		s->ios = p;
-		b->cap = cap;
-	}
+	if (bp_array_reserve((void **)&s->ios, &b->cap, s->n, sizeof(*s->ios), 256))
+		return ENOMEM;
 	s->ios[s->n].offset = off;
 	s->ios[s->n].length = len;
 	s->n++;

@@ -11,6 +11,7 @@
 
 #include <ext2fs/ext2fs.h>
 
+#include "array.h"
 #include "bp_et.h"
 #include "pack-build.h"
 #include "pack-meta.h"
@@ -147,17 +148,10 @@ static errcode_t add_entry(struct builder *b, size_t file, uint64_t off, uint64_
 	const struct fstate *s = &b->fst[file];
 	struct bp_pack_wentry *e;
 
-	if (b->nents == b->aents) {
-		size_t n = b->aents ? b->aents * 2 : 256;
-
-		if (n > BP_PACK_MAX_ENTRIES)
-			return E2BIG;
-		e = realloc(b->ents, n * sizeof(*e));
-		if (!e)
-			return ENOMEM;
-		b->ents = e;
-		b->aents = n;
-	}
+	if (b->nents == b->aents && (b->aents ? b->aents * 2 : 256) > BP_PACK_MAX_ENTRIES)
+		return E2BIG;
+	if (bp_array_reserve((void **)&b->ents, &b->aents, b->nents, sizeof(*b->ents), 256))
+		return ENOMEM;
 	b->used += len;
 	e = &b->ents[b->nents++];
 	memset(e, 0, sizeof(*e));
@@ -248,15 +242,8 @@ static errcode_t add_done(struct fstate *s, uint64_t start, uint64_t end)
 		j++;
 	}
 	if (j == i) {		/* insert at i */
-		if (s->ndone == s->adone) {
-			size_t a = s->adone ? s->adone * 2 : 8;
-			struct span *n = realloc(s->done, a * sizeof(*n));
-
-			if (!n)
-				return ENOMEM;
-			s->done = n;
-			s->adone = a;
-		}
+		if (bp_array_reserve((void **)&s->done, &s->adone, s->ndone, sizeof(*s->done), 8))
+			return ENOMEM;
 		memmove(s->done + i + 1, s->done + i, (s->ndone - i) * sizeof(*s->done));
 		s->ndone++;
 	} else if (j > i + 1) {	/* spans i..j-1 become one */

@@ -8,6 +8,7 @@
 
 #include <ext2fs/ext2fs.h>
 
+#include "array.h"
 #include "pack-meta.h"
 
 static uint64_t hash(uint64_t x)
@@ -78,15 +79,8 @@ static errcode_t add_block(struct bp_meta_list *l, ext2_filsys fs, uint64_t blk,
 	r = set_add(l, blk);
 	if (r <= 0)
 		return r < 0 ? ENOMEM : 0;
-	if (l->n == l->alloc) {
-		size_t a = l->alloc ? l->alloc * 2 : 256;
-		struct bp_trace_meta *v = realloc(l->v, a * sizeof(*v));
-
-		if (!v)
-			return ENOMEM;
-		l->v = v;
-		l->alloc = a;
-	}
+	if (bp_array_reserve((void **)&l->v, &l->alloc, l->n, sizeof(*l->v), 256))
+		return ENOMEM;
 	l->v[l->n++] = (struct bp_trace_meta){ blk * fs->blocksize, fs->blocksize, ns };
 	return 0;
 }
@@ -148,15 +142,8 @@ static errcode_t add_dir(struct bp_meta_list *l, ext2_filsys fs, ext2_ino_t ino,
 {
 	if (dir_seen(l, ino))
 		return 0;
-	if (l->ndirs == l->adirs) {
-		size_t a = l->adirs ? l->adirs * 2 : 64;
-		ext2_ino_t *d = realloc(l->dirs, a * sizeof(*d));
-
-		if (!d)
-			return ENOMEM;
-		l->dirs = d;
-		l->adirs = a;
-	}
+	if (bp_array_reserve((void **)&l->dirs, &l->adirs, l->ndirs, sizeof(*l->dirs), 64))
+		return ENOMEM;
 	l->dirs[l->ndirs++] = ino;
 	return add_inode(l, fs, ino, 1, ns);
 }

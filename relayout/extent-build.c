@@ -16,6 +16,7 @@
 #include <ext2fs/ext2fs.h>
 #include <ext2fs/ext3_extents.h>
 
+#include "array.h"
 #include "rl-int.h"
 
 #define RL_ROOT_MAX 4	/* (60 - 12) / 12 entries in i_block[] */
@@ -51,15 +52,8 @@ static errcode_t emit(struct rl_item *it, size_t *alloc, blk64_t lblk, blk64_t p
 		last->len += (uint32_t)len;
 		return 0;
 	}
-	if (it->nnew + 1 > *alloc) {
-		size_t n = *alloc ? *alloc * 2 : 16;
-		struct rl_run *q = realloc(it->nmap_new, n * sizeof(*q));
-
-		if (!q)
-			return ENOMEM;
-		it->nmap_new = q;
-		*alloc = n;
-	}
+	if (bp_array_reserve((void **)&it->nmap_new, alloc, it->nnew, sizeof(*it->nmap_new), 16))
+		return ENOMEM;
 	it->nmap_new[it->nnew++] = (struct rl_run){
 		.lblk = lblk, .pblk = pblk, .len = (uint32_t)len, .uninit = (uint8_t)uninit,
 	};

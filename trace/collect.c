@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "trace-engine.h"
 
 /* At most this many events are held (about 40 bytes each). */
@@ -45,17 +46,10 @@ errcode_t bp_collect_event(struct bp_collect *c, enum bp_ev_kind kind, uint32_t 
 
 	if (end <= start)
 		return EINVAL;
-	if (c->n == c->cap) {
-		size_t ncap = c->cap ? c->cap * 2 : 4096;
-
-		if (c->n >= BP_COLLECT_MAX_EVENTS)
-			return E2BIG;
-		e = realloc(c->ev, ncap * sizeof(*e));
-		if (!e)
-			return ENOMEM;
-		c->ev = e;
-		c->cap = ncap;
-	}
+	if (c->n == c->cap && c->n >= BP_COLLECT_MAX_EVENTS)
+		return E2BIG;
+	if (bp_array_reserve((void **)&c->ev, &c->cap, c->n, sizeof(*c->ev), 4096))
+		return ENOMEM;
 	e = &c->ev[c->n++];
 	e->ts = ts_ns;
 	e->ino = ino;
@@ -310,17 +304,10 @@ errcode_t bp_collect_finish(struct bp_collect *c, uint32_t kdev, struct bp_colle
 			}
 			continue;
 		}
-		if (out->nfiles == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			struct bp_cfile *p = realloc(out->files, ncap * sizeof(*p));
-
-			if (!p) {
-				rc = ENOMEM;
-				goto fail;
-			}
-			out->files = p;
-			cap = ncap;
-		}
+		rc = bp_array_reserve((void **)&out->files, &cap, out->nfiles,
+				      sizeof(*out->files), 64);
+		if (rc)
+			goto fail;
 		cf = &out->files[out->nfiles];
 		cf->ino = fe[i].ino;
 		rc = one_inode(&fe[i], j - i, out->used_access, t0, &cf->r, &cf->n);

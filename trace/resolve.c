@@ -11,6 +11,7 @@
 
 #include <ext2fs/ext2fs.h>
 
+#include "array.h"
 #include "bp_et.h"
 #include "trace-engine.h"
 
@@ -34,15 +35,8 @@ static int ext_push(struct extlist *l, uint64_t lblk, uint64_t pblk, uint64_t le
 			return 0;
 		}
 	}
-	if (l->n == l->cap) {
-		size_t ncap = l->cap ? l->cap * 2 : 16;
-
-		e = realloc(l->v, ncap * sizeof(*e));
-		if (!e)
-			return -1;
-		l->v = e;
-		l->cap = ncap;
-	}
+	if (bp_array_reserve((void **)&l->v, &l->cap, l->n, sizeof(*l->v), 16))
+		return -1;
 	e = &l->v[l->n++];
 	e->lblk = lblk;
 	e->pblk = pblk;

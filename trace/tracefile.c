@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "bp_et.h"
 #include "tracefile.h"
 
@@ -249,22 +250,6 @@ static errcode_t parse_header(struct loader *l, struct bp_trace *t, unsigned int
 	return 0;
 }
 
-static int grow(void **arr, size_t *cap, size_t n, size_t size)
-{
-	size_t ncap;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	p = realloc(*arr, ncap * size);
-	if (!p)
-		return -1;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
-
 static int cmp_file_ino(const void *a, const void *b)
 {
 	const struct bp_trace_file *x = *(const struct bp_trace_file *const *)a;
@@ -327,7 +312,7 @@ static errcode_t parse_record(struct loader *l, struct bp_trace *t, size_t *fcap
 			return corrupt(l, "empty or overflowing metadata range");
 		if (t->nmeta && t->meta[t->nmeta - 1].offset + t->meta[t->nmeta - 1].length > a)
 			return corrupt(l, "metadata ranges not sorted or overlapping");
-		if (grow((void **)&t->meta, mcap, t->nmeta, sizeof(*t->meta)) < 0)
+		if (bp_array_reserve((void **)&t->meta, mcap, t->nmeta, sizeof(*t->meta), 16))
 			return bp_err_set(l->err, ENOMEM, "out of memory");
 		m = &t->meta[t->nmeta++];
 		m->offset = a;
@@ -358,7 +343,7 @@ static errcode_t parse_record(struct loader *l, struct bp_trace *t, size_t *fcap
 			return corrupt(l, "path must start with '/' and be shorter than 4096 bytes");
 		if (t->nfiles && !t->files[t->nfiles - 1].nranges)
 			return corrupt(l, "previous file has no R line");
-		if (grow((void **)&t->files, fcap, t->nfiles, sizeof(*t->files)) < 0)
+		if (bp_array_reserve((void **)&t->files, fcap, t->nfiles, sizeof(*t->files), 16))
 			return bp_err_set(l->err, ENOMEM, "out of memory");
 		file = &t->files[t->nfiles];
 		memset(file, 0, sizeof(*file));
@@ -392,7 +377,7 @@ static errcode_t parse_record(struct loader *l, struct bp_trace *t, size_t *fcap
 		if (file->nranges && file->ranges[file->nranges - 1].offset +
 				     file->ranges[file->nranges - 1].length > a)
 			return corrupt(l, "ranges of a file not sorted or overlapping");
-		if (grow((void **)&file->ranges, rcap, file->nranges, sizeof(*r)) < 0)
+		if (bp_array_reserve((void **)&file->ranges, rcap, file->nranges, sizeof(*r), 16))
 			return bp_err_set(l->err, ENOMEM, "out of memory");
 		r = &file->ranges[file->nranges++];
 		r->offset = a;
