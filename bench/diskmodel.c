@@ -14,6 +14,7 @@ static const struct bp_disk_model eee_flash = {
 	.kind = BP_DISK_FLASH,
 	.cmd_ms = 0.5,
 	.rate_mbs = 25.0,
+	.write_mbs = 10.0,	/* estimate: "writes very slow" (disk-models.md 2.6) */
 	.max_request = 128 << 10,
 };
 
@@ -40,6 +41,7 @@ static const struct bp_disk_model sata_ssd = {
 	.kind = BP_DISK_FLASH,
 	.cmd_ms = 0.077,
 	.rate_mbs = 560.0,
+	.write_mbs = 530.0,	/* estimate: 870 EVO-class sequential write */
 	.max_request = 512 << 10,
 };
 
@@ -82,49 +84,88 @@ static double seek_ms(const struct bp_disk_model *m, uint64_t from, uint64_t to)
 	return m->seek_t1_ms + m->seek_a_ms * sqrt(x) + m->seek_b_ms * x;
 }
 
+void bp_model_init(struct bp_model_state *st, const struct bp_disk_model *m)
+{
+	memset(st, 0, sizeof(*st));
+	st->m = m;
+	st->min_off = UINT64_MAX;
+}
+
+double bp_model_charge(struct bp_model_state *st, const struct bp_io *io,
+		       struct bp_model_cost *cost)
+{
+	const struct bp_disk_model *m = st->m;
+	struct bp_model_result *res = &st->res;
+	struct bp_model_cost c = { 0 };
+	double rate;
+	uint64_t cmds;
+
+	if (io->type == BP_IO_FLUSH || io->type == BP_IO_TRIM) {
+		/* One command; the media is not touched (no write cache modelled). */
+		c.overhead = m->cmd_ms / 1000.0;
+		res->commands++;
+		goto out;
+	}
+	if (!io->length)
+		goto out;
+	rate = bp_model_rate(m, io->offset);
+	if (io->type == BP_IO_WRITE) {
+		if (m->write_mbs > 0)
+			rate *= m->write_mbs / m->rate_mbs;
+		res->write_bytes += io->length;
+	} else {
+		res->bytes += io->length;
+		st->min_off = MIN(st->min_off, io->offset);
+	}
+	cmds = DIV_ROUND_UP(io->length, m->max_request);
+	res->commands += cmds;
+	c.overhead = (double)cmds * m->cmd_ms / 1000.0;
+	c.transfer = (double)io->length / rate;
+
+	if (st->have_head && io->offset == st->head) {
+		/* Sequential: streamed, no positioning. */
+	} else {
+		res->discontiguities += st->have_head;
+		if (m->kind == BP_DISK_HDD) {
+			if (st->have_head && io->offset > st->head &&
+			    io->offset - st->head <= m->readahead) {
+				/* The drive's read-ahead already passes over the gap. */
+				c.positioning = (double)(io->offset - st->head) / rate;
+			} else {
+				c.positioning = (seek_ms(m, st->head, io->offset) +
+						 60000.0 / m->rpm / 2.0) / 1000.0;
+				c.seek = 1;
+				res->seeks++;
+			}
+		}
+	}
+	st->head = io->offset + io->length;
+	st->have_head = 1;
+out:
+	res->positioning += c.positioning;
+	res->transfer += c.transfer;
+	res->overhead += c.overhead;
+	c.seconds = c.positioning + c.transfer + c.overhead;
+	if (cost)
+		*cost = c;
+	return c.seconds;
+}
+
+void bp_model_totals(const struct bp_model_state *st, struct bp_model_result *res)
+{
+	*res = st->res;
+	res->seconds = res->positioning + res->transfer + res->overhead;
+	res->t_phys = res->bytes ? (double)res->bytes / bp_model_rate(st->m, st->min_off) : 0.0;
+}
+
 void bp_model_run(const struct bp_disk_model *m, const struct bp_io *ios, size_t n,
 		  struct bp_model_result *res)
 {
-	double half_rev_ms = m->rpm > 0 ? 60000.0 / m->rpm / 2.0 : 0.0;
-	uint64_t head = 0, min_off = UINT64_MAX;
-	int have_head = 0;
+	struct bp_model_state st;
 	size_t i;
 
-	memset(res, 0, sizeof(*res));
-	for (i = 0; i < n; i++) {
-		const struct bp_io *io = &ios[i];
-		double rate = bp_model_rate(m, io->offset);
-		uint64_t cmds;
-
-		if (!io->length)
-			continue;
-		res->bytes += io->length;
-		min_off = MIN(min_off, io->offset);
-		cmds = DIV_ROUND_UP(io->length, m->max_request);
-		res->commands += cmds;
-		res->overhead += (double)cmds * m->cmd_ms / 1000.0;
-		res->transfer += (double)io->length / rate;
-
-		if (have_head && io->offset == head) {
-			/* Sequential: streamed, no positioning. */
-		} else {
-			res->discontiguities += have_head;
-			if (m->kind == BP_DISK_HDD) {
-				if (have_head && io->offset > head &&
-				    io->offset - head <= m->readahead) {
-					/* The drive's read-ahead already passes over the gap. */
-					res->positioning += (double)(io->offset - head) / rate;
-				} else {
-					res->positioning += (seek_ms(m, head, io->offset) +
-							     half_rev_ms) / 1000.0;
-					res->seeks++;
-				}
-			}
-		}
-		head = io->offset + io->length;
-		have_head = 1;
-	}
-	res->seconds = res->positioning + res->transfer + res->overhead;
-	if (res->bytes)
-		res->t_phys = (double)res->bytes / bp_model_rate(m, min_off);
+	bp_model_init(&st, m);
+	for (i = 0; i < n; i++)
+		bp_model_charge(&st, &ios[i], NULL);
+	bp_model_totals(&st, res);
 }

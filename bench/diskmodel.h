@@ -19,6 +19,13 @@
  * The filesystem is placed at the start of the disk (the outer, fastest
  * tracks). Requests longer than max_request are split; each split costs a
  * command overhead but no positioning.
+ *
+ * The model is a state machine charged one request at a time
+ * (bp_model_charge), so a stream (bp_model_run, `bootpack bench`) and a live
+ * disk (the nbdkit filter bench/boot/bootpack-delay.c) share one
+ * implementation. Writes are positioned like reads and transferred at the
+ * model's write rate (no write cache: write-through); a flush or a trim
+ * costs one command.
  */
 #ifndef BP_DISKMODEL_H
 #define BP_DISKMODEL_H
@@ -26,9 +33,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+enum bp_io_type {
+	BP_IO_READ = 0,
+	BP_IO_WRITE,
+	BP_IO_FLUSH,
+	BP_IO_TRIM,
+};
+
 struct bp_io {
 	uint64_t offset;	/* bytes from the start of the filesystem */
 	uint64_t length;
+	enum bp_io_type type;	/* BP_IO_READ unless set */
 };
 
 enum bp_disk_kind {
@@ -42,6 +57,7 @@ struct bp_disk_model {
 	enum bp_disk_kind kind;
 	double cmd_ms;			/* per command */
 	double rate_mbs;		/* sequential MB/s (outer diameter for disks) */
+	double write_mbs;		/* sequential write MB/s at the same place (0: rate_mbs) */
 	uint64_t max_request;		/* bytes per command */
 	/* disks only */
 	uint64_t capacity;		/* bytes */
@@ -58,7 +74,8 @@ struct bp_model_result {
 	double transfer;
 	double overhead;	/* command overhead */
 	double t_phys;		/* bytes / sequential rate where the data lives */
-	uint64_t bytes;
+	uint64_t bytes;		/* read */
+	uint64_t write_bytes;
 	uint64_t commands;
 	uint64_t seeks;		/* non-sequential starts that needed positioning */
 	uint64_t discontiguities;	/* reads not starting where the previous ended */
@@ -68,7 +85,34 @@ struct bp_model_result {
 extern const struct bp_disk_model *const bp_disk_models[];
 const struct bp_disk_model *bp_disk_model_find(const char *name);
 
-/* Charge ios[0..n) in order. Deterministic: same input, same result. */
+/* The disk between requests: where the head is, and the running totals. */
+struct bp_model_state {
+	const struct bp_disk_model *m;
+	uint64_t head;		/* byte after the last request */
+	int have_head;
+	uint64_t min_off;	/* lowest offset read (for t_phys) */
+	struct bp_model_result res;
+};
+
+/* What one request cost, in seconds of disk time. */
+struct bp_model_cost {
+	double seconds;
+	double positioning, transfer, overhead;
+	int seek;		/* needed a seek and rotation */
+};
+
+void bp_model_init(struct bp_model_state *st, const struct bp_disk_model *m);
+/*
+ * Charge one request at the head's current position, move the head, add to
+ * the totals; returns its service time in seconds (cost, if not NULL, gets
+ * the parts). A read or write of length 0 costs nothing.
+ */
+double bp_model_charge(struct bp_model_state *st, const struct bp_io *io,
+		       struct bp_model_cost *cost);
+/* The totals so far, with seconds and t_phys filled in. */
+void bp_model_totals(const struct bp_model_state *st, struct bp_model_result *res);
+
+/* Charge ios[0..n) in order from a fresh state. Deterministic. */
 void bp_model_run(const struct bp_disk_model *m, const struct bp_io *ios, size_t n,
 		  struct bp_model_result *res);
 
