@@ -14,7 +14,7 @@ cd "$(dirname "$0")"
 
 BP_DEPS=(build-essential autoconf automake pkg-config libext2fs-dev comerr-dev
 	 libblkid-dev zlib1g-dev e2fsprogs util-linux dosfstools xz-utils procps
-	 valgrind)
+	 valgrind jq python3)
 
 deps() {
 	local missing=() p
