@@ -21,6 +21,7 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "exitcodes.h"
@@ -281,6 +282,8 @@ static int do_read(struct settings *s)
 	}
 	if (st.meta_skipped)
 		bp_rlog(BP_RLOG_WARNING, "metadata ranges not read: %s", st.why_meta);
+	else if (st.meta_dev[0])
+		bp_rlog(BP_RLOG_INFO, "metadata ranges read through %s", st.meta_dev);
 	bp_rlog(BP_RLOG_INFO,
 		"%llu bytes (%llu metadata), %llu files, %llu skipped (%llu stale, %llu unsafe, "
 		"%llu missing), %llu cut, %llu errors, %llu ms%s",
@@ -325,10 +328,16 @@ static void ensure_proc(void)
 	mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
 }
 
-static void child_setup(void)
+static void child_setup(enum bp_log_target log)
 {
 	int fd;
 
+	/* No /dev/kmsg nor /dev/console (no devtmpfs): a private node of our own. */
+	if (log == BP_LOGT_KMSG && !bp_rlog_is_open()) {
+		fd = bp_reader_private_node(S_IFCHR, makedev(1, 11), O_WRONLY);
+		if (fd >= 0)
+			bp_rlog_use_kmsg_fd(fd);
+	}
 	setsid();
 	setpriority(PRIO_PROCESS, 0, 10);
 	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
@@ -409,7 +418,7 @@ static int init_main(int argc, char **argv)
 	if (!cl.off) {
 		pid = fork();
 		if (pid == 0) {
-			child_setup();
+			child_setup(s.o.log);
 			rc = do_read(&s);
 			bp_rlog_close();
 			_exit(rc);

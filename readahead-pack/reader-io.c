@@ -384,9 +384,14 @@ static int meta_device(struct rctx *c, const struct bp_pack_info *in, int uuid_c
 		c->st->why_meta = "device number differs from the pack and the filesystem UUID cannot be checked";
 		return -1;
 	}
-	fd = bp_reader_open_blockdev(major(c->root_dev), minor(c->root_dev));
+	if (major(c->root_dev) == 0) {
+		c->st->why_meta = "the root's filesystem is not on a block device";
+		return -1;
+	}
+	fd = bp_reader_open_blockdev(major(c->root_dev), minor(c->root_dev), c->st->meta_dev,
+				     sizeof(c->st->meta_dev));
 	if (fd < 0) {
-		c->st->why_meta = "no block device node for the root's filesystem";
+		c->st->why_meta = "no block device node for the root's filesystem, and none could be made";
 		return -1;
 	}
 	return fd;

@@ -36,6 +36,18 @@ void bp_rlog_open(enum bp_log_target t)
 		log_fd = open("/dev/console", O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 }
 
+int bp_rlog_is_open(void)
+{
+	return log_fd >= 0;
+}
+
+void bp_rlog_use_kmsg_fd(int fd)
+{
+	bp_rlog_close();
+	log_fd = fd;
+	log_kmsg = 1;
+}
+
 void bp_rlog_close(void)
 {
 	if (log_fd > STDERR_FILENO)

@@ -10,6 +10,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysinfo.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,8 +51,15 @@ int bp_reader_mem_available(uint64_t *bytes)
 	int fd;
 
 	fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		struct sysinfo si;
+
+		/* no /proc (init=): free + buffer memory, what a booting system has */
+		if (sysinfo(&si) < 0)
+			return -errno;
+		*bytes = ((uint64_t)si.freeram + si.bufferram) * (si.mem_unit ? si.mem_unit : 1);
+		return 0;
+	}
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
@@ -110,59 +118,6 @@ int bp_reader_fs_uuid(int dirfd, uint8_t uuid[16])
 		return -EOPNOTSUPP;
 	memcpy(uuid, u.uuid, 16);
 	return 0;
-}
-
-static int open_if_dev(const char *path, dev_t want)
-{
-	struct stat st;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != want) {
-		close(fd);
-		return -ENODEV;
-	}
-	return fd;
-}
-
-/*
- * The block device major:minor, read-only: /dev/block/MAJ:MIN (udev), else
- * /dev/DEVNAME from /sys/dev/block/MAJ:MIN/uevent (devtmpfs, no udev yet).
- * The node must be a block device with that very number. No node is ever
- * created.
- */
-int bp_reader_open_blockdev(unsigned int major, unsigned int minor)
-{
-	char path[96], buf[512];
-	dev_t want = makedev(major, minor);
-	const char *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/dev/block/%u:%u", major, minor);
-	fd = open_if_dev(path, want);
-	if (fd >= 0)
-		return fd;
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", major, minor);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -ENODEV;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -ENODEV;
-	buf[n] = '\0';
-	p = strstr(buf, "DEVNAME=");
-	if (!p)
-		return -ENODEV;
-	p += strlen("DEVNAME=");
-	n = (ssize_t)strcspn(p, "\n");
-	if (n <= 0 || n > 64 || memmem(p, (size_t)n, "..", 2))
-		return -ENODEV;
-	snprintf(path, sizeof(path), "/dev/%.*s", (int)n, p);
-	return open_if_dev(path, want);
 }
 
 static uint64_t sysfs_u64(const char *path)

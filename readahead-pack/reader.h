@@ -9,7 +9,9 @@
 #ifndef BP_READER_H
 #define BP_READER_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "pack-parse.h"
 
@@ -71,6 +73,7 @@ struct bp_reader_stats {
 	uint64_t elapsed_ms;
 	int meta_skipped;	/* 1: metadata ranges not read (no device), see why_meta */
 	const char *why_meta;
+	char meta_dev[96];	/* how the device node was found, when read */
 	int timed_out;		/* --max-ms reached */
 };
 
@@ -80,13 +83,21 @@ int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 
 /* reader-sys.c */
 uint64_t bp_reader_now_ms(void);
-int bp_reader_mem_available(uint64_t *bytes);	/* /proc/meminfo MemAvailable */
+int bp_reader_mem_available(uint64_t *bytes);	/* MemAvailable, else sysinfo(2) */
 uint64_t bp_reader_scale_budget(uint64_t want, uint64_t mem_available);
 int bp_reader_set_ioprio(enum bp_read_ioprio how);
 int bp_reader_fs_uuid(int dirfd, uint8_t uuid[16]);	/* FS_IOC_GETFSUUID */
-int bp_reader_open_blockdev(unsigned int major, unsigned int minor);
 uint64_t bp_reader_ra_cap(unsigned int major, unsigned int minor);
 int bp_reader_open_null(void);
+
+/*
+ * reader-dev.c: the block device major:minor opened read-only, found in
+ * /dev, else through a node of our own in a private mount namespace (see
+ * there); how it was found is written to how. fd or -errno.
+ */
+int bp_reader_open_blockdev(unsigned int major, unsigned int minor, char *how, size_t howsz);
+/* A node of that type and number in a private tmpfs, opened with flags. */
+int bp_reader_private_node(mode_t type, dev_t dev, int flags);
 
 /* reader-cmdline.c: the kernel command line and /etc/bootpack.conf. */
 struct bp_reader_cmdline {
@@ -119,6 +130,8 @@ int bp_reader_parse_log(const char *s);
 /* reader-log.c: one line at a time, with write(2); never fails, never blocks. */
 void bp_rlog_open(enum bp_log_target t);
 void bp_rlog_close(void);
+int bp_rlog_is_open(void);
+void bp_rlog_use_kmsg_fd(int fd);	/* log to this /dev/kmsg descriptor */
 void bp_rlog(int pri, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define BP_RLOG_ERR	3
