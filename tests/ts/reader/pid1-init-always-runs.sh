@@ -11,7 +11,7 @@
 
 bp_require_root
 bp_require_cmd unshare timeout debugfs
-unshare --pid --fork --mount-proc true 2>/dev/null || bp_skip "cannot create PID namespaces"
+"${RD_UNSHARE[@]}" true 2>/dev/null || bp_skip "cannot create PID namespaces"
 
 img=$(bp_fixture ext4)
 good=$BP_TMPDIR/good.pack
@@ -66,7 +66,7 @@ with_cmdline() {	# CMDLINE ARGS...
 	local c=$1
 	shift
 	printf '%s\n' "$c" >"$BP_TMPDIR/cmdline"
-	timeout 30 unshare --pid --fork --mount-proc bash -c \
+	timeout 30 "${RD_UNSHARE[@]}" bash -c \
 		'mount --bind "$0" /proc/cmdline && exec "$@"' "$BP_TMPDIR/cmdline" \
 		"$READER" --log=stderr --config=none --init "$BP_TMPDIR/standin" "$@" \
 		>/dev/null 2>"$BP_TMPDIR/pid1.log"
@@ -84,7 +84,12 @@ if grep -q 'bytes.*files' "$BP_TMPDIR/pid1.log"; then bp_fail "bootpack=off stil
 
 # An init that cannot be executed: the kernel's fallbacks follow, the first
 # being /sbin/init (here a stand-in on a tmpfs over /sbin, in a private mount
-# namespace).
+# namespace; not where / is not a mount point: the tmpfs could not be kept
+# from the system's mount namespace).
+if ! mountpoint -q /; then
+	bp_info "/ is not a mount point: the fallback init is not checked"
+	exit 0
+fi
 rm -f "$mark"
 timeout 30 unshare --pid --fork --mount-proc bash -c \
 	'mount -t tmpfs -o size=1m none /sbin && cp "$0" /sbin/init && exec "$@"' "$BP_TMPDIR/standin" \

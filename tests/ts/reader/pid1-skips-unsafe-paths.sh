@@ -11,7 +11,7 @@
 
 bp_require_root
 bp_require_cmd unshare timeout debugfs losetup
-unshare --pid --fork --mount-proc true 2>/dev/null || bp_skip "cannot create PID namespaces"
+"${RD_UNSHARE[@]}" true 2>/dev/null || bp_skip "cannot create PID namespaces"
 
 img=$(bp_fixture ext4)
 head -c 8192 /dev/urandom >"$BP_TMPDIR/f"

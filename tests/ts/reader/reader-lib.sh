@@ -74,6 +74,12 @@ rd_standin() {
 	chmod 0755 "$1"
 }
 
+# RD_UNSHARE: the command for a new PID namespace with its own /proc. Where
+# / is not a mount point (a chroot), unshare cannot make / private: then
+# only /proc (a mount point, made private by --mount-proc) is.
+RD_UNSHARE=(unshare --pid --fork --mount-proc --propagation private)
+mountpoint -q / || RD_UNSHARE=(unshare --pid --fork --mount-proc --propagation unchanged)
+
 # rd_pid1 MARK ARGS...: run bootpack-read as PID 1 of a new PID namespace
 # with a stand-in init (stderr log in $BP_TMPDIR/pid1.log); fails if it
 # takes more than 30 s, if the stand-in did not run as PID 1, or if the
@@ -83,7 +89,7 @@ rd_pid1() {
 	shift
 	rm -f "$mark"
 	rd_standin "$BP_TMPDIR/standin" "$mark"
-	timeout 30 unshare --pid --fork --mount-proc "$READER" --log=stderr --config=none \
+	timeout 30 "${RD_UNSHARE[@]}" "$READER" --log=stderr --config=none \
 		--init "$BP_TMPDIR/standin" "$@" >"$BP_TMPDIR/pid1.out" 2>"$BP_TMPDIR/pid1.log" || rc=$?
 	[ $rc -ne 124 ] || bp_fail "bootpack-read as PID 1 hung ($*)"
 	[ -s "$mark" ] || { cat "$BP_TMPDIR/pid1.log"; bp_fail "init was not exec'd ($*)"; }

@@ -1,0 +1,123 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The metadata ranges are read in a bare init. The fixture, loop-mounted,
+# is the root (chroot) of bootpack-read as PID 1 of a new PID and mount
+# namespace: an empty /dev, no /proc, no /sys, no udev; a C stand-in init
+# (no shell in there). The reader finds no node for the root's device and
+# makes a private one; with devtmpfs on /dev (still no /sys) it finds the
+# node there. Afterwards the pack's metadata ranges are resident in the
+# block device's page cache (mincore on the loop device, from outside),
+# which they are not after the same boot with --no-meta; init ran as PID 1,
+# the reader ended, and the root's /dev is still empty.
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
+. "$top_srcdir/tests/ts/reader/reader-lib.sh"
+
+bp_require_root
+bp_require_cmd unshare timeout debugfs losetup chroot python3 ldd
+unshare --pid --fork --mount true 2>/dev/null || bp_skip "cannot create PID and mount namespaces"
+
+img=$(bp_fixture ext4)
+pack=$BP_TMPDIR/pack
+mapfile -t files < <(awk '$2 ~ /^\/(etc|usr\/bin|usr\/lib|var)\// {print $2}' "$img.files" | head -n 60)
+[ ${#files[@]} -ge 20 ] || bp_fail "fixture has too few files"
+# (the files' directories, inode table blocks and mapping blocks as metadata)
+rd_trace_text "$img" 7:0 "$BP_TMPDIR/rd.txt" "${files[@]}"
+"$BOOTPACK" trace --import "$BP_TMPDIR/rd.txt" -o "$BP_TMPDIR/rd.trace" --device "$img" >/dev/null 2>&1
+"$BOOTPACK" pack --trace "$BP_TMPDIR/rd.trace" -o "$pack" --meta=files "$img" >/dev/null
+"$BOOTPACK" dump "$pack" --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+p = d.get("pack", {})
+for m in d.get("meta", p.get("meta", [])):
+    print(m["offset"], m["length"])
+' >"$BP_TMPDIR/meta"
+nm=$(wc -l <"$BP_TMPDIR/meta")
+[ "$nm" -ge 3 ] || bp_fail "the pack has $nm metadata ranges; the test needs some"
+
+bp_loop_attach "$img" loop
+bp_mount "$loop" "$BP_TMPDIR/mnt"
+root=$BP_TMPDIR/mnt
+[ ! -e "$root/proc" ] && [ ! -e "$root/sys" ] || bp_fail "the fixture has /proc or /sys"
+mkdir "$root/dev" "$root/bare" "$root/bare/lib"
+# The reader and the stand-in with their shared libraries, run by their
+# ELF interpreter at its usual path.
+cp "$READER" "$root/bare/bootpack-read"
+cp "$RD_HELPERS/bp-standin" "$root/bare/standin"
+interp=
+while read -r lib; do
+	cp -L "$lib" "$root/bare/lib/"
+	case $lib in */ld-linux*|*/ld-musl*|*/ld.so*) interp=$lib ;; esac
+done < <(for b in "$READER" "$RD_HELPERS/bp-standin"; do ldd "$b"; done | grep -o '/[^ ]*' | sort -u)
+[ -n "$interp" ] || bp_fail "no ELF interpreter found for $READER"
+mkdir -p "$root$(dirname "$interp")"
+cp -L "$interp" "$root$interp"
+install -m 0644 "$pack" "$root/bare/pack"
+sync
+
+# bare MODE [reader options]: one boot; MODE empty (nothing on /dev) or devtmpfs.
+bare() {
+	local mode=$1 rc=0
+	shift
+	rm -f "$root/bare/mark"
+	rd_cold "$loop"
+	timeout 60 unshare --pid --fork --mount --propagation unchanged bash -c '
+		root=$1 mode=$2
+		shift 2
+		mount --make-rprivate "$root" || exit 1
+		if [ "$mode" = devtmpfs ]; then mount -t devtmpfs none "$root/dev" || exit 1; fi
+		exec env -i LD_LIBRARY_PATH=/bare/lib BP_MARK=/bare/mark "$(command -v chroot)" "$root" \
+			/bare/bootpack-read --config=none --pack /bare/pack --init /bare/standin "$@"
+	' bare "$root" "$mode" "$@" >"$BP_TMPDIR/pid1.out" 2>"$BP_TMPDIR/pid1.log" || rc=$?
+	cat "$BP_TMPDIR/pid1.log"
+	[ $rc -ne 124 ] || bp_fail "bootpack-read as PID 1 hung ($mode $*)"
+	[ -s "$root/bare/mark" ] || bp_fail "init was not exec'd ($mode $*)"
+	[ "$(head -n 1 "$root/bare/mark")" = 1 ] ||
+		bp_fail "init ran as PID $(head -n 1 "$root/bare/mark"), not 1"
+	bp_grep '^args:single$' "$root/bare/mark"
+	bp_grep '^others-done$' "$root/bare/mark"
+	[ -z "$(ls -A "$root/dev")" ] || bp_fail "the root's /dev was written to: $(ls -A "$root/dev")"
+}
+
+# meta_missing: pages of the pack's metadata ranges not in the device's page
+# cache. (mincore(2) counts up-to-date folios: what a read of the device
+# filled. ext4's own buffer-head reads leave the folio not up to date, so
+# they do not count: the check sees what the reader read, not what the boot
+# read by itself.)
+meta_missing() {
+	local off len n=0
+	while read -r off len; do
+		n=$((n + $("$RD_HELPERS/bp-mincore" -m "$loop" "$off" "$len")))
+	done <"$BP_TMPDIR/meta"
+	echo "$n"
+}
+total=0
+while read -r off len; do total=$((total + (off % 4096 + len + 4095) / 4096)); done <"$BP_TMPDIR/meta"
+
+# The same boot without the metadata: the oracle sees them missing.
+bare empty --log=stderr --no-meta -- single
+bp_grep 'metadata ranges not read: --no-meta' "$BP_TMPDIR/pid1.log"
+without=$(meta_missing)
+bp_info "--no-meta: $without of $total metadata pages not resident after the boot"
+[ "$without" -ge $((total / 2)) ] || bp_fail "only $without of $total metadata pages missing without the reader: the check would prove nothing"
+
+# Empty /dev, no /sys: a private node.
+bare empty --log=stderr -- single
+bp_grep '^bootpack-read: metadata ranges read through a private node$' "$BP_TMPDIR/pid1.log"
+bp_grep "^bootpack-read: [0-9]+ bytes \\([1-9][0-9]* metadata\\), [1-9][0-9]* files, 0 skipped" \
+	"$BP_TMPDIR/pid1.log"
+with=$(meta_missing)
+bp_info "empty /dev: $with of $total metadata pages not resident after the boot"
+[ "$with" = 0 ] || bp_fail "$with of $total metadata pages not resident after bootpack-read"
+
+# devtmpfs on /dev, no /sys: found by its number in /dev.
+bare devtmpfs --log=stderr -- single
+bp_grep "^bootpack-read: metadata ranges read through /dev/$(basename "$loop")\$" "$BP_TMPDIR/pid1.log"
+with=$(meta_missing)
+bp_info "devtmpfs: $with of $total metadata pages not resident after the boot"
+[ "$with" = 0 ] || bp_fail "$with of $total metadata pages not resident after bootpack-read"
+
+# Logging to the kernel log with no /dev/kmsg: a private node again.
+before=$(dmesg | wc -l)
+bare empty --log=kmsg -- single
+dmesg | tail -n +$((before + 1)) | grep -q 'bootpack-read\[[0-9]*\]: metadata ranges read through a private node' ||
+	bp_fail "nothing in the kernel log"
