@@ -7,6 +7,7 @@
  * boot's first-access order, are charged against each disk model and
  * compared with the physical limit, bytes / sequential rate.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -40,6 +41,8 @@ static void usage(void)
 	       " -t, --trace <file>      the trace of the boot\n"
 	       " -m, --model <name>      a disk model (repeatable; default: all)\n"
 	       " -J, --json              one JSON object on stdout\n"
+	       "     --stream-out <file> write both request streams, one \"LAYOUT OFFSET LENGTH\"\n"
+	       "                           line per read (LAYOUT: traced or now)\n"
 	       " -h, --help              display this help\n"
 	       "\n"
 	       "Models:\n");
@@ -126,12 +129,37 @@ static int report(const char *trace_path, const struct bp_dev *dev,
 	return BP_EX_OK;
 }
 
+/* The streams the models are charged with, for replay through the disk filter. */
+static int write_streams(const char *path, const struct bp_stream *before,
+			 const struct bp_stream *now)
+{
+	const struct bp_stream *s[2] = { before, now };
+	const char *name[2] = { "traced", "now" };
+	FILE *f = fopen(path, "w");
+	size_t i, k;
+
+	if (!f) {
+		bp_log_error("%s: %s", path, strerror(errno));
+		return BP_EX_FAILURE;
+	}
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < s[k]->n; i++)
+			fprintf(f, "%s %llu %llu\n", name[k], (unsigned long long)s[k]->ios[i].offset,
+				(unsigned long long)s[k]->ios[i].length);
+	if (ferror(f) | fclose(f)) {
+		bp_log_error("%s: write error", path);
+		return BP_EX_FAILURE;
+	}
+	return BP_EX_OK;
+}
+
 int cmd_bench(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "trace", required_argument, NULL, 't' },
 		{ "model", required_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, 'J' },
+		{ "stream-out", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -139,7 +167,7 @@ int cmd_bench(int argc, char **argv)
 	struct bp_stream before = { 0 }, now = { 0 };
 	struct bp_err err = { 0 };
 	struct bp_trace *t = NULL;
-	const char *trace_path = NULL;
+	const char *trace_path = NULL, *stream_path = NULL;
 	ext2_filsys fs = NULL;
 	size_t nmodels = 0;
 	struct bp_dev dev;
@@ -163,6 +191,9 @@ int cmd_bench(int argc, char **argv)
 			break;
 		case 'J':
 			json = 1;
+			break;
+		case 'S':
+			stream_path = optarg;
 			break;
 		case 'h':
 			usage();
@@ -203,6 +234,11 @@ int cmd_bench(int argc, char **argv)
 	if (bp_stream_build(t, NULL, &before, &err) || bp_stream_build(t, fs, &now, &err)) {
 		ret = bp_fail(&err);
 		goto out;
+	}
+	if (stream_path) {
+		ret = write_streams(stream_path, &before, &now);
+		if (ret)
+			goto out;
 	}
 	ret = report(trace_path, &dev, models, nmodels, &before, &now, json);
 out:
