@@ -1,0 +1,398 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# bench-boot.sh --- the real-boot harness: a Debian 12 guest in QEMU (TCG) on
+# an aged ext4 image served by nbdkit through a disk-model delay filter.
+# See bench/boot/README.md. Run as root.
+#
+#   bench-boot.sh rootfs | kernel | initramfs | image | calibrate
+#   bench-boot.sh traced                      traced boot -> bootpack trace
+#   bench-boot.sh prepare STRATEGY            strategy image from the aged one
+#   bench-boot.sh boot [options]              one boot, figures in --out DIR
+#   bench-boot.sh run                         everything: MODELS x STRATEGIES x BOOTS
+#   bench-boot.sh report RUNDIR               tables of a run
+#
+# Environment: BOOTBENCH_DIR (cache, default /work/bootbench), BUILD (the
+# bootpack build tree, default the source tree), MODELS, STRATEGIES, BOOTS,
+# SCALE (raw|tcg|a number; default tcg), SEED, FILTER (path of the delay
+# filter .so; none: no delay).
+set -euo pipefail
+
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+HERE=$SRC/bench/boot
+BUILD=${BUILD:-$SRC}
+BB=${BOOTBENCH_DIR:-/work/bootbench}
+SEED=${SEED:-2008}
+MODELS=${MODELS:-"hdd-5k160 eee-flash sata-ssd"}
+STRATEGIES=${STRATEGIES:-"stock sreadahead ureadahead bootpack"}
+BOOTS=${BOOTS:-3}
+SCALE=${SCALE:-tcg}
+IMG_SIZE=${IMG_SIZE:-3G}
+MEM=${MEM:-1024}
+SUITE=bookworm
+MIRROR=${MIRROR:-http://deb.debian.org/debian}
+PKGS=systemd-sysv,udev,dbus,rsyslog,cron,openssh-server,python3,procps,kmod,iproute2,less,vim-tiny,man-db,bash-completion,logrotate,ca-certificates
+FS_UUID=b0075ac0-b007-4008-8000-000000002008
+HASH_SEED=b0075ac0-b007-4008-8000-0000000000ff
+TRACE_EVENTS=filemap:mm_filemap_add_to_page_cache,filemap:mm_filemap_get_pages,filemap:mm_filemap_map_pages,filemap:mm_filemap_fault,block:block_rq_issue,block:block_rq_complete
+BLOCK_EVENTS=block:block_rq_issue,block:block_rq_complete
+QEMU_TIMEOUT=${QEMU_TIMEOUT:-1800}
+CALIB_ITERS=20000000
+
+log() { echo "bench-boot: $*" >&2; }
+die() { echo "bench-boot: error: $*" >&2; exit 1; }
+need_root() { [ "$(id -u)" = 0 ] || die "run as root (debootstrap, loop devices, mounts)"; }
+
+# ---------------------------------------------------------------- kernel
+kver() { ls "$BB/kernel/root/lib/modules" 2>/dev/null | head -n1; }
+
+do_kernel() {
+	[ -n "$(kver)" ] && [ -f "$BB/kernel/.done" ] && return 0
+	mkdir -p "$BB/kernel" && cd "$BB/kernel"
+	rm -rf root ./*.deb
+	apt-get download linux-image-amd64 >/dev/null 2>&1 || die "apt-get download linux-image-amd64"
+	local dep
+	dep=$(dpkg-deb -f linux-image-amd64_*.deb Depends | grep -o 'linux-image-[0-9.]*-[0-9]*-amd64' | head -n1)
+	[ -n "$dep" ] || die "no linux-image-6.1.* dependency in linux-image-amd64"
+	apt-get download "$dep" linux-base >/dev/null 2>&1 || die "apt-get download $dep"
+	dpkg-deb -x "$dep"_*.deb root
+	depmod -b "$PWD/root" "$(kver)"
+	touch .done
+	log "kernel: $(kver)"
+	cd - >/dev/null
+}
+
+# ---------------------------------------------------------------- rootfs
+do_rootfs() {
+	need_root
+	do_kernel
+	[ -f "$BB/rootfs/.done" ] && return 0
+	local r=$BB/rootfs.tmp
+	if [ ! -f "$r/.debootstrap-done" ]; then
+		rm -rf "$r"
+		log "debootstrap $SUITE (minbase + $PKGS): several minutes"
+		nice -n 10 debootstrap --variant=minbase --include="$PKGS" "$SUITE" "$r" "$MIRROR" \
+			> "$BB/logs/debootstrap.log" 2>&1 || die "debootstrap failed: $BB/logs/debootstrap.log"
+		touch "$r/.debootstrap-done"
+	fi
+	# the Debian kernel package, registered with dpkg (modules in /lib/modules;
+	# initramfs-tools is not needed: the bench has its own initramfs)
+	cp "$BB"/kernel/linux-image-[0-9]*.deb "$BB"/kernel/linux-base_*.deb "$r/tmp/"
+	chroot "$r" sh -c 'dpkg --force-depends -i /tmp/linux-base_*.deb /tmp/linux-image-*.deb' \
+		> "$BB/logs/rootfs-kernel.log" 2>&1 || die "kernel install into the rootfs: $BB/logs/rootfs-kernel.log"
+	rm -f "$r"/tmp/*.deb
+	echo bootbench > "$r/etc/hostname"
+	printf '127.0.0.1\tlocalhost\n127.0.1.1\tbootbench\n' > "$r/etc/hosts"
+	printf '/dev/vda\t/\text4\tdefaults\t0\t1\n' > "$r/etc/fstab"
+	echo 0b007bac0b0070080000000000002008 > "$r/etc/machine-id"
+	chroot "$r" passwd -d root >/dev/null
+	# every boot does the same work: no periodic maintenance jobs (apt-daily,
+	# man-db, logrotate, fstrim, e2scrub ...) that fire on the first boot after
+	# their period; the 2008 boots did none either
+	local t
+	for t in "$r"/lib/systemd/system/*.timer; do
+		[ -e "$t" ] || continue
+		ln -sf /dev/null "$r/etc/systemd/system/$(basename "$t")"
+	done
+	rm -f "$r"/var/cache/apt/*.bin "$r"/var/cache/apt/archives/*.deb
+	mv "$r" "$BB/rootfs"
+	touch "$BB/rootfs/.done"
+	log "rootfs: $(du -sh --exclude=proc "$BB/rootfs" | cut -f1)"
+}
+
+# ---------------------------------------------------------------- initramfs
+build_guest_bins() {
+	mkdir -p "$BB/bin"
+	gcc -O2 -Wall -Wextra -static -o "$BB/bin/bench-monitor" "$HERE/guest/bench-monitor.c"
+	gcc -O2 -Wall -Wextra -static -o "$BB/bin/bench-calib" "$HERE/guest/bench-calib.c"
+}
+
+do_initramfs() {
+	need_root
+	do_kernel
+	build_guest_bins
+	local k d m
+	k=$(kver)
+	d=$(mktemp -d "$BB/initramfs.XXXXXX")
+	mkdir -p "$d/bin" "$d/dev" "$d/modules" "$d/proc" "$d/sys" "$d/newroot"
+	cp /bin/busybox "$d/bin/busybox"
+	file -L /bin/busybox | grep -q 'statically linked' || die "/bin/busybox is not static: apt-get install busybox-static"
+	cp "$HERE/guest/init" "$d/init"
+	chmod 755 "$d/init"
+	cp "$BB/bin/bench-monitor" "$d/bench-monitor"
+	mknod -m 600 "$d/dev/console" c 5 1
+	# the modules the root needs, dependencies first (modules.dep)
+	local md=$BB/kernel/root/lib/modules/$k
+	: > "$d/modules.list"
+	add_mod() {
+		local path deps x
+		path=$(grep -E "(^|/)$1\.ko(\.[a-z]+)?:" "$md/modules.dep" | head -n1 | cut -d: -f1)
+		[ -n "$path" ] || die "module $1 not in $md/modules.dep"
+		deps=$(grep -E "^$path:" "$md/modules.dep" | cut -d: -f2)
+		for x in $deps; do
+			x=$(basename "$x"); x=${x%%.ko*}
+			add_mod "$x"
+		done
+		grep -qx "$(basename "$path")" "$d/modules.list" && return 0
+		cp "$md/$path" "$d/modules/"
+		basename "$path" >> "$d/modules.list"
+	}
+	for m in virtio_pci virtio_blk crc32c_generic ext4; do add_mod $m; done
+	(cd "$d" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) | gzip -9 > "$BB/initramfs.cpio.gz.tmp"
+	mv "$BB/initramfs.cpio.gz.tmp" "$BB/initramfs.cpio.gz"
+	cp "$BB/kernel/root/boot/vmlinuz-$k" "$BB/vmlinuz"
+	rm -rf "$d"
+	log "initramfs: $(tr '\n' ' ' < <(cd "$BB" && gzip -dc initramfs.cpio.gz | cpio -t --quiet | grep modules/))"
+}
+
+# ---------------------------------------------------------------- image
+LOOP=
+MNT=
+cleanup_mount() {
+	if [ -n "$MNT" ] && mountpoint -q "$MNT"; then umount "$MNT" || umount -l "$MNT"; fi
+	[ -n "$MNT" ] && rmdir "$MNT" 2>/dev/null || true
+	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null || true
+	MNT= LOOP=
+}
+
+do_image() {
+	need_root
+	do_rootfs
+	local img=$BB/aged.img
+	[ -f "$img" ] && [ -f "$BB/aged.done" ] && [ "$(cat "$BB/aged.done")" = "seed=$SEED" ] && return 0
+	rm -f "$img" "$BB/aged.done"
+	truncate -s "$IMG_SIZE" "$img.tmp"
+	mke2fs -q -F -t ext4 -L bootbench -U "$FS_UUID" -E "hash_seed=$HASH_SEED,lazy_itable_init=0,lazy_journal_init=0" \
+		"$img.tmp"
+	trap cleanup_mount EXIT
+	LOOP=$(losetup --find --show "$img.tmp")
+	MNT=$(mktemp -d "$BB/mnt-ager.XXXXXX")
+	mount -t ext4 "$LOOP" "$MNT"
+	log "ageing (seed $SEED): log in $BB/logs/ager.log"
+	nice -n 10 /usr/bin/python3 "$HERE/ager.py" --tree "$BB/rootfs" --mount "$MNT" --seed "$SEED" \
+		2> "$BB/logs/ager.log" || { tail -5 "$BB/logs/ager.log"; die "ager failed"; }
+	rm -f "$MNT/.done"
+	cleanup_mount
+	trap - EXIT
+	e2fsck -fn "$img.tmp" > "$BB/logs/aged-fsck.log" 2>&1 || die "e2fsck -fn of the aged image: $BB/logs/aged-fsck.log"
+	mv "$img.tmp" "$img"
+	echo "seed=$SEED" > "$BB/aged.done"
+	fragreport "$img" > "$BB/aged.frag.txt"
+	tail -1 "$BB/logs/ager.log"
+}
+
+fragreport() {
+	local img=$1
+	echo "# e2freefrag $img"
+	e2freefrag "$img" 2>&1 | sed -n '1,20p'
+	if [ -x "$BUILD/fixtures/bp-fragreport" ]; then
+		echo "# bp-fragreport $img"
+		"$BUILD/fixtures/bp-fragreport" "$img" 2>&1 | head -40
+	fi
+}
+
+# ---------------------------------------------------------------- boot
+# boot --image IMG --out DIR [--model M|none] [--scale F] [--init PATH]
+#      [--trace] [--cmdline "extra"]
+do_boot() {
+	need_root
+	local img= out= model=none scale=1 init=/sbin/init trace=0 extra= ev
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--image) img=$2; shift ;;
+		--out) out=$2; shift ;;
+		--model) model=$2; shift ;;
+		--scale) scale=$2; shift ;;
+		--init) init=$2; shift ;;
+		--trace) trace=1 ;;
+		--cmdline) extra=$2; shift ;;
+		*) die "boot: unknown option $1" ;;
+		esac
+		shift
+	done
+	[ -f "$img" ] || die "boot: no image $img"
+	[ -n "$out" ] || die "boot: --out DIR"
+	[ -f "$BB/initramfs.cpio.gz" ] || do_initramfs
+	mkdir -p "$out"
+	rm -f "$out"/console.log "$out"/results.log "$out"/disk.log "$out"/nbdkit.log
+	ev=$BLOCK_EVENTS
+	local bufsz=8M
+	[ "$trace" = 1 ] && ev=$TRACE_EVENTS && bufsz=64M
+	local cmdline="console=ttyS0 root=/dev/vda ro quiet init=$init trace_event=$ev trace_buf_size=$bufsz $extra"
+	local filt=()
+	if [ "$model" != none ]; then
+		local so=${FILTER:-$BUILD/bench/boot/nbdkit-bootpack-delay-filter.so}
+		[ -f "$so" ] || die "boot: no delay filter $so (build it, or --model none)"
+		filt=(--filter="$so")
+	else
+		filt=(--filter=log)
+	fi
+	local fargs=()
+	if [ "$model" != none ]; then
+		fargs=(model="$model" scale="$scale" log="$out/disk.log")
+	else
+		fargs=(logfile="$out/disk.log")
+	fi
+	cat > "$out/boot.env" <<-EOF
+	image=$img
+	model=$model
+	scale=$scale
+	init=$init
+	trace=$trace
+	cmdline=$cmdline
+	host_start=$(date -u +%FT%TZ)
+	EOF
+	log "boot $(basename "$img") model=$model scale=$scale init=$init -> $out"
+	# writes go to a copy-on-write overlay (cow filter): the image stays as it
+	# was, every boot of it starts from the same bytes
+	local t0 t1
+	t0=$(date +%s.%N)
+	nice -n 5 nbdkit -U - "${filt[@]}" --filter=cow file file="$img" "${fargs[@]}" \
+		--run "timeout $QEMU_TIMEOUT qemu-system-x86_64 -accel tcg -smp 1 -m $MEM -nodefaults \
+			-display none -no-reboot -kernel $BB/vmlinuz -initrd $BB/initramfs.cpio.gz \
+			-append '$cmdline' \
+			-drive file=nbd+unix:///?socket=\$unixsocket,if=virtio,format=raw \
+			-serial file:$out/console.log -serial file:$out/results.log" \
+		> "$out/nbdkit.log" 2>&1 || log "boot: nbdkit/qemu exited with $? (see $out/nbdkit.log)"
+	t1=$(date +%s.%N)
+	echo "host_wall_s=$(echo "$t1 - $t0" | bc)" >> "$out/boot.env"
+	grep -q '=== BENCH-DONE' "$out/results.log" || { log "boot: no results (see $out/console.log)"; return 1; }
+	/usr/bin/python3 "$HERE/report.py" boot "$out" > "$out/boot.json" || return 1
+	/usr/bin/python3 "$HERE/report.py" show "$out/boot.json"
+}
+
+# ---------------------------------------------------------------- calibrate
+# The TCG factor: the fixed loop (guest/cpuloop.h) timed in a guest that only
+# runs it (kernel + initramfs, no disk), against the host's CPU time for the
+# same loop (minimum of 5). Written to $BB/calib.env.
+do_calibrate() {
+	need_root
+	[ -f "$BB/initramfs.cpio.gz" ] || do_initramfs
+	local d=$BB/calib h g hb gb
+	mkdir -p "$d"
+	rm -f "$d"/*.log
+	nice -n 5 "$BB/bin/bench-calib" $CALIB_ITERS 5 > "$d/host.txt"
+	timeout 900 nice -n 5 qemu-system-x86_64 -accel tcg -smp 1 -m "$MEM" -nodefaults -display none \
+		-no-reboot -kernel "$BB/vmlinuz" -initrd "$BB/initramfs.cpio.gz" \
+		-append "console=ttyS0 quiet bench.calib=$CALIB_ITERS" \
+		-serial file:"$d/console.log" -serial file:"$d/results.log"
+	h=$(sed -n 's/.* cpu_ns=\([0-9]*\) .*/\1/p' "$d/host.txt" | sort -n | head -n1)
+	hb=$(sed -n 's/.*big_cpu_ns=\([0-9]*\) .*/\1/p' "$d/host.txt" | sort -n | head -n1)
+	g=$(sed -n 's/.* wall_ns=\([0-9]*\) .*/\1/p' "$d/results.log" | head -n1)
+	gb=$(sed -n 's/.*big_wall_ns=\([0-9]*\) .*/\1/p' "$d/results.log" | head -n1)
+	[ -n "$h" ] && [ -n "$g" ] || die "calibration failed: $d"
+	{
+		echo "host_loop_ns=$h"
+		echo "guest_loop_ns=$g"
+		echo "host_big_ns=$hb"
+		echo "guest_big_ns=$gb"
+		echo "tcg_factor=$(echo "scale=2; $g / $h" | bc)"
+		echo "tcg_factor_big=$(echo "scale=2; $gb / $hb" | bc)"
+		echo "date=$(date -u +%FT%TZ)"
+		echo "loadavg=$(cut -d' ' -f1-3 /proc/loadavg)"
+	} > "$BB/calib.env"
+	cat "$BB/calib.env"
+}
+
+tcg_factor() {
+	[ -f "$BB/calib.env" ] || do_calibrate >&2
+	sed -n 's/^tcg_factor=//p' "$BB/calib.env"
+}
+
+# ---------------------------------------------------------------- traced boot
+# Boot the aged image with the page-cache and block events on, then turn the
+# guest's text trace into a bootpack trace of the aged image.
+do_traced() {
+	need_root
+	do_image
+	local d=$BB/traced
+	if [ ! -f "$d/boot.trace" ]; then
+		do_boot --image "$BB/aged.img" --out "$d" --model none --trace || die "traced boot failed"
+		/usr/bin/python3 "$HERE/report.py" text-trace "$d/results.log" > "$d/trace.txt"
+		"$BUILD/bootpack" trace --import "$d/trace.txt" --device "$BB/aged.img" -o "$d/boot.trace.tmp" \
+			> "$d/import.log" 2>&1 || { cat "$d/import.log"; die "bootpack trace --import failed"; }
+		mv "$d/boot.trace.tmp" "$d/boot.trace"
+		/usr/bin/python3 "$HERE/report.py" lists "$d/boot.trace" "$d/readahead.list"
+	fi
+	"$BUILD/bootpack" dump "$d/boot.trace" | tail -n 3
+}
+
+# ---------------------------------------------------------------- strategies
+# The image each strategy boots, and its init=. stock: the aged image itself
+# (never written: the cow filter takes the writes).
+strategy_init() {
+	case $1 in
+	stock) echo /sbin/init ;;
+	sreadahead) echo /sbin/sreadahead-style ;;
+	ureadahead) echo /sbin/ureadahead-style ;;
+	bootpack) echo /sbin/bootpack-read ;;
+	*) die "unknown strategy $1 (stock sreadahead ureadahead bootpack)" ;;
+	esac
+}
+
+strategy_image() {
+	case $1 in
+	stock) echo "$BB/aged.img" ;;
+	*) echo "$BB/img/$1.img" ;;
+	esac
+}
+
+# install FILE into IMG at PATH (mode 0755 or 0644), by loop-mounting it
+install_into() {
+	local img=$1
+	shift
+	trap cleanup_mount EXIT
+	LOOP=$(losetup --find --show "$img")
+	MNT=$(mktemp -d "$BB/mnt-inst.XXXXXX")
+	mount -t ext4 "$LOOP" "$MNT"
+	while [ $# -ge 3 ]; do
+		mkdir -p "$MNT$(dirname "$2")"
+		install -o root -g root -m "$3" "$1" "$MNT$2"
+		shift 3
+	done
+	cleanup_mount
+	trap - EXIT
+}
+
+do_prepare() {
+	need_root
+	local s=$1 img bin
+	[ "$s" = stock ] && return 0
+	do_traced >/dev/null
+	img=$(strategy_image "$s")
+	mkdir -p "$BB/img"
+	log "prepare $s: $img"
+	cp --sparse=always "$BB/aged.img" "$img.tmp"
+	case $s in
+	sreadahead|ureadahead)
+		bin=${READERS_DIR:-$BUILD/bench/boot}/$s-style
+		[ -x "$bin" ] || die "no reader $bin (diskfilter's bench/boot/$s-style.c)"
+		install_into "$img.tmp" "$bin" "/sbin/$s-style" 0755 \
+			"$BB/traced/readahead.list" /var/lib/bench/readahead.list 0644
+		;;
+	bootpack)
+		local rd=${BOOTPACK_READ:-$BUILD/bootpack-read}
+		file "$rd" | grep -q 'statically linked' || die "$rd is not static: configure --enable-static-reader"
+		"$BUILD/bootpack" relayout --no-undo --no-pack --trace "$BB/traced/boot.trace" "$img.tmp" \
+			> "$BB/logs/relayout-$s.log" 2>&1 || { tail "$BB/logs/relayout-$s.log"; die "relayout failed"; }
+		"$BUILD/bootpack" pack --trace "$BB/traced/boot.trace" -o "$BB/img/$s.pack" "$img.tmp" \
+			> "$BB/logs/pack-$s.log" 2>&1 || { tail "$BB/logs/pack-$s.log"; die "pack failed"; }
+		install_into "$img.tmp" "$rd" /sbin/bootpack-read 0755 \
+			"$BB/img/$s.pack" /var/lib/bootpack/pack 0644
+		e2fsck -fn "$img.tmp" > "$BB/logs/fsck-$s.log" 2>&1 || die "e2fsck -fn after relayout: $BB/logs/fsck-$s.log"
+		"$BUILD/bootpack" verify --trace "$BB/traced/boot.trace" "$img.tmp" > "$BB/logs/verify-$s.log" 2>&1 || true
+		;;
+	esac
+	mv "$img.tmp" "$img"
+}
+
+case ${1:-} in
+calibrate) do_calibrate ;;
+traced) do_traced ;;
+prepare) shift; for s in "$@"; do do_prepare "$s"; done ;;
+kernel) do_kernel ;;
+rootfs) do_rootfs ;;
+initramfs) do_initramfs ;;
+image) do_image ;;
+boot) shift; do_boot "$@" ;;
+*) sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+esac

@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""report.py --- figures of one bench boot, and the tables of a run.
+
+  report.py boot DIR          DIR/results.log (+ disk.log, boot.env) -> JSON on stdout
+  report.py show BOOT.json    one line per boot
+  report.py table RUNDIR      RUNDIR/*/*/boot-N/boot.json -> RUNDIR/results.md, .json
+  report.py text-trace RESULTS.log   the guest's text trace, for bootpack trace --import
+  report.py lists BOOT.trace OUT     the readers' list from a bootpack trace
+
+Sources of each figure (see README.md):
+  done_ms, psi, diskstats    the guest's monitor (bench-monitor.c), CLOCK_BOOTTIME
+  requests, bytes, seeks,    the guest's own block trace (block_rq_issue /
+    per-process attribution  block_rq_complete on the boot disk), reads issued
+                             before done
+  busy_s                     the delay filter's log (what the modelled disk spent
+                             serving requests): union of [start, start+service]
+                             of requests that started before done
+"""
+import json
+import os
+import re
+import statistics
+import sys
+
+SEQ_RATE = {  # bytes/s, outer diameter (bench/diskmodel.c)
+    "eee-flash": 25e6,
+    "hdd-5k160": 45e6,
+    "sata-ssd": 560e6,
+}
+
+RQ_ISSUE = re.compile(r"^\s*(?P<task>.+?)-(?P<pid>\d+)\s+\[\d+\]\s+\S+\s+(?P<ts>\d+\.\d+):\s+"
+                      r"block_rq_issue:\s+(?P<maj>\d+),(?P<min>\d+)\s+(?P<rwbs>\S+)\s+(?P<bytes>\d+)\s+\((?P<cmd>[^)]*)\)\s+"
+                      r"(?P<sector>\d+)\s+\+\s+(?P<nr>\d+)\s+\[(?P<comm>.*)\]")
+RQ_COMPLETE = re.compile(r"^\s*(?P<task>.+?)-(?P<pid>\d+)\s+\[\d+\]\s+\S+\s+(?P<ts>\d+\.\d+):\s+"
+                         r"block_rq_complete:\s+(?P<maj>\d+),(?P<min>\d+)\s+(?P<rwbs>\S+)\s+\((?P<cmd>[^)]*)\)\s+"
+                         r"(?P<sector>\d+)\s+\+\s+(?P<nr>\d+)")
+
+
+def sections(path):
+    """{name: [lines]} between '=== BENCH-BEGIN name' and '=== BENCH-END name'."""
+    out, cur = {}, None
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\r\n")
+            if line.startswith("=== BENCH-BEGIN "):
+                cur = line[16:].strip()
+                out[cur] = []
+            elif line.startswith("=== BENCH-END "):
+                cur = None
+            elif cur is not None:
+                out[cur].append(line)
+    return out
+
+
+def kv(lines):
+    d = {}
+    for line in lines:
+        if "=" in line:
+            k, v = line.split("=", 1)
+            d[k.strip()] = v.strip()
+    return d
+
+
+def union_len(iv):
+    total, end = 0.0, None
+    for s, e in sorted(iv):
+        if end is None or s > end:
+            total += e - s
+            end = e
+        elif e > end:
+            total += e - end
+            end = e
+    return total
+
+
+def block_trace(lines, done_s):
+    """Reads on the boot disk from the guest's block trace."""
+    issues = []
+    devs = {}
+    for line in lines:
+        m = RQ_ISSUE.match(line)
+        if m:
+            dev = (int(m["maj"]), int(m["min"]))
+            devs[dev] = devs.get(dev, 0) + 1
+            issues.append((float(m["ts"]), dev, m["rwbs"], int(m["sector"]), int(m["nr"]),
+                           m["comm"]))
+    if not issues:
+        return {}
+    # the boot disk: the device with most requests whose minor is 0 (vda)
+    disk = max(devs, key=lambda d: (d[1] == 0, devs[d]))
+    reads = [i for i in issues if i[1] == disk and "R" in i[2] and i[4] > 0]
+    before = [i for i in reads if done_s is None or i[0] <= done_s]
+    per = {}
+    seeks, prev_end, dist = 0, None, 0
+    for ts, dev, rwbs, sector, nr, comm in before:
+        name = re.sub(r"[/:]\d+.*$", "", comm) if comm.startswith("kworker") else comm
+        p = per.setdefault(name, {"requests": 0, "bytes": 0})
+        p["requests"] += 1
+        p["bytes"] += nr * 512
+        if prev_end is not None and sector != prev_end:
+            seeks += 1
+            dist += abs(sector - prev_end)
+        prev_end = sector + nr
+    sizes = {}
+    for i in before:
+        b = i[4] * 512
+        k = "<=4K" if b <= 4096 else "<=64K" if b <= 65536 else "<1M" if b < 1 << 20 else ">=1M"
+        sizes[k] = sizes.get(k, 0) + 1
+    return {
+        "disk": "%d:%d" % disk,
+        "requests": len(before),
+        "bytes": sum(i[4] * 512 for i in before),
+        "seeks": seeks,
+        "seek_sectors": dist,
+        "first_read_s": reads[0][0] if reads else None,
+        "last_read_s": before[-1][0] if before else None,
+        "requests_after_done": len(reads) - len(before),
+        "sizes": sizes,
+        "by_process": dict(sorted(per.items(), key=lambda kv: -kv[1]["requests"])),
+    }
+
+
+def disk_log(path):
+    """The delay filter's log: one line per request, 'start_us offset length type service_us'.
+    nbdkit's log filter (no model) is read too: requests and bytes only."""
+    reqs = []
+    if not os.path.exists(path):
+        return reqs
+    with open(path, errors="replace") as f:
+        for line in f:
+            if line.startswith("#"):
+                continue
+            p = line.split()
+            if len(p) >= 5 and p[0].isdigit():
+                try:
+                    reqs.append((int(p[0]), int(p[1]), int(p[2]), p[3], float(p[4])))
+                except ValueError:
+                    pass
+                continue
+            # nbdkit log filter: "... connection=1 Read id=2 offset=0x0 count=0x200 ..."
+            m = re.search(r" (Read|Write|Flush|Trim|Zero) id=\d+ offset=(0x[0-9a-f]+) count=(0x[0-9a-f]+)", line)
+            if m and "return=" not in line and "..." not in line[-4:]:
+                reqs.append((None, int(m[2], 16), int(m[3], 16), m[1][0], 0.0))
+    return reqs
+
+
+def boot(d):
+    sec = sections(os.path.join(d, "results.log"))
+    s = kv(sec.get("summary", []))
+    env = {}
+    if os.path.exists(os.path.join(d, "boot.env")):
+        env = kv(open(os.path.join(d, "boot.env")).read().splitlines())
+    done_ms = float(s.get("done_ms", "-1"))
+    done_s = done_ms / 1000 if done_ms >= 0 else None
+    r = {
+        "dir": d,
+        "model": env.get("model"),
+        "scale": float(env.get("scale", 1)),
+        "init": env.get("init"),
+        "done_s": done_s,
+        "reached": s.get("reached") == "1",
+        "psi_io_some_s": int(s.get("psi_io_some_us", 0)) / 1e6,
+        "psi_io_full_s": int(s.get("psi_io_full_us", 0)) / 1e6,
+        "diskstats_rd_ios": int(s.get("rd_ios", 0)),
+        "diskstats_rd_bytes": int(s.get("rd_bytes", 0)),
+        "diskstats_wr_bytes": int(s.get("wr_bytes", 0)),
+        "io_ticks_s": int(s.get("io_ticks_ms", 0)) / 1000,
+        "host_wall_s": float(env.get("host_wall_s", 0) or 0),
+    }
+    bt = block_trace(sec.get("trace", []), done_s)
+    r["trace"] = bt
+    r["requests"] = bt.get("requests")
+    r["bytes"] = bt.get("bytes")
+    r["seeks"] = bt.get("seeks")
+    # the filter's log, aligned to the guest clock on the first read request
+    reqs = disk_log(os.path.join(d, "disk.log"))
+    timed = [q for q in reqs if q[0] is not None]
+    if timed and bt.get("first_read_s") is not None:
+        first_r = next((q for q in timed if q[3] in "Rr"), timed[0])
+        off_us = first_r[0] - bt["first_read_s"] * 1e6
+        lim = (done_s * 1e6 + off_us) if done_s is not None else float("inf")
+        inwin = [q for q in timed if q[0] <= lim]
+        r["busy_s"] = union_len([(q[0], q[0] + q[4]) for q in inwin]) / 1e6
+        r["busy_read_s"] = union_len([(q[0], q[0] + q[4]) for q in inwin if q[3] in "Rr"]) / 1e6
+        r["disk_requests"] = len(inwin)
+        r["disk_read_bytes"] = sum(q[2] for q in inwin if q[3] in "Rr")
+        r["busy_total_s"] = union_len([(q[0], q[0] + q[4]) for q in timed]) / 1e6
+    elif reqs:
+        r["disk_requests"] = len(reqs)
+        r["disk_read_bytes"] = sum(q[2] for q in reqs if q[3] in "Rr")
+    c = kv(" ".join(sec.get("calib", [])).split())
+    if c.get("wall_ns"):
+        r["guest_calib_s"] = int(c["wall_ns"]) / 1e9
+    r["kmsg_readers"] = [l.split(";", 1)[-1] for l in sec.get("kmsg", [])
+                         if re.search(r"bootpack-read|readahead|bench-", l)]
+    stats = kv(sec.get("trace-stats", []))
+    r["trace_overrun"] = int(stats.get("overrun", "0").split()[0] or 0) if stats else None
+    return r
+
+
+def show(path):
+    r = json.load(open(path))
+
+    def f(x, fmt="%.2f"):
+        return "-" if x is None else fmt % x
+    print("%s: done %s s (%s), requests %s, %s MB, seeks %s, psi-io %s s, busy %s s, calib %s s" % (
+        r["dir"], f(r["done_s"]), "reached" if r["reached"] else "NOT reached",
+        r.get("requests"), f((r.get("bytes") or 0) / 1e6, "%.1f"), r.get("seeks"),
+        f(r["psi_io_some_s"]), f(r.get("busy_s")), f(r.get("guest_calib_s"))))
+
+
+def text_trace(results):
+    """The guest's tracefs text (the 'trace' section), for bootpack trace --import."""
+    for line in sections(results).get("trace", []):
+        print(line)
+
+
+def unescape(p):
+    return re.sub(r"%([0-9A-Fa-f]{2})", lambda m: chr(int(m[1], 16)), p)
+
+
+def lists(trace, out):
+    """Reader list from a bootpack trace: one line per traced range,
+    'path<TAB>offset<TAB>length<TAB>phys<TAB>first_ns', in first-access order
+    (sreadahead-style reads in this order; ureadahead-style sorts by phys)."""
+    rows, path = [], None
+    with open(trace) as f:
+        for line in f:
+            p = line.rstrip("\n").split(" ")
+            if p[0] == "F":
+                path = unescape(" ".join(p[5:]))
+            elif p[0] == "R" and path is not None and p[4] != "-":
+                rows.append((int(p[3]), path, int(p[1]), int(p[2]), int(p[4])))
+    rows.sort(key=lambda r: (r[0], r[1], r[2]))
+    with open(out, "w") as f:
+        for first, path, off, ln, phys in rows:
+            f.write("%s\t%d\t%d\t%d\t%d\n" % (path, off, ln, phys, first))
+    print("%s: %d ranges, %d bytes, %d files" % (out, len(rows), sum(r[3] for r in rows),
+                                                 len({r[1] for r in rows})), file=sys.stderr)
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    cmd = sys.argv[1]
+    if cmd == "boot":
+        json.dump(boot(sys.argv[2]), sys.stdout, indent=1)
+        print()
+    elif cmd == "show":
+        show(sys.argv[2])
+    elif cmd == "text-trace":
+        text_trace(sys.argv[2])
+    elif cmd == "lists":
+        lists(sys.argv[2], sys.argv[3])
+    else:
+        print(__doc__, file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
