@@ -217,7 +217,7 @@ class Ager:
         for i, name in enumerate(names):
             for rel in self.pkgs[name]:
                 self.write_file(rel)
-            self.churn(self.rng.randint(0, 12), self.rng.choice((0.0, 0.05, 0.15)))
+            self.churn(self.rng.randint(0, 24), self.rng.choice((0.0, 0.0, 0.02, 0.05)))
             self.sync()
             if i % 50 == 0:
                 log("install %d/%d packages, used %.0f%%" % (i, len(names), 100 * self.used_frac()))
@@ -230,7 +230,7 @@ class Ager:
             for name in pick:
                 for rel in self.pkgs[name]:
                     self.write_file(rel, upgrade=True)
-                self.churn(self.rng.randint(0, 8), self.rng.choice((0.02, 0.1, 0.25)))
+                self.churn(self.rng.randint(0, 12), self.rng.choice((0.03, 0.08, 0.15)))
                 self.sync()
             log("upgrade round %d: %d packages, used %.0f%%" % (r + 1, len(pick), 100 * self.used_frac()))
 
@@ -293,7 +293,7 @@ def main():
     ap.add_argument("--mount", required=True)
     ap.add_argument("--seed", type=int, default=2008)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--junk-pct", type=float, default=80.0,
+    ap.add_argument("--junk-pct", type=float, default=88.0,
                     help="stop creating junk above this fill level (%%)")
     a = ap.parse_args()
     os.umask(0)

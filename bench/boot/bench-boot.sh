@@ -26,7 +26,7 @@ MODELS=${MODELS:-"hdd-5k160 eee-flash sata-ssd"}
 STRATEGIES=${STRATEGIES:-"stock sreadahead ureadahead bootpack"}
 BOOTS=${BOOTS:-3}
 SCALE=${SCALE:-tcg}
-IMG_SIZE=${IMG_SIZE:-3G}
+IMG_SIZE=${IMG_SIZE:-2G}
 MEM=${MEM:-1024}
 SUITE=bookworm
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
@@ -366,8 +366,12 @@ do_prepare() {
 	sreadahead|ureadahead)
 		bin=${READERS_DIR:-$BUILD/bench/boot}/$s-style
 		[ -x "$bin" ] || die "no reader $bin (diskfilter's bench/boot/$s-style.c)"
+		local rl=${READERS_DIR:-$BUILD/bench/boot}/bp-readlist
+		[ -x "$rl" ] || die "no $rl (diskfilter's list writer)"
+		"$rl" --trace "$BB/traced/boot.trace" --device /dev/vda "$img.tmp" > "$BB/img/$s.list" \
+			2> "$BB/logs/readlist-$s.log" || { tail "$BB/logs/readlist-$s.log"; die "bp-readlist failed"; }
 		install_into "$img.tmp" "$bin" "/sbin/$s-style" 0755 \
-			"$BB/traced/readahead.list" /var/lib/bench/readahead.list 0644
+			"$BB/img/$s.list" "/var/lib/bench/$s.list" 0644
 		;;
 	bootpack)
 		local rd=${BOOTPACK_READ:-$BUILD/bootpack-read}
@@ -385,7 +389,78 @@ do_prepare() {
 	mv "$img.tmp" "$img"
 }
 
+# ---------------------------------------------------------------- run
+# Reuse a strategy image unless the aged image, the trace or the bootpack
+# binaries are newer (PREPARE=1 forces a rebuild).
+prepared() {
+	local img f
+	img=$(strategy_image "$1")
+	[ "${PREPARE:-0}" = 1 ] && [ "$1" != stock ] && return 1
+	[ -f "$img" ] || return 1
+	[ "$1" = stock ] && return 0
+	for f in "$BB/aged.img" "$BB/traced/boot.trace" "$BUILD/bootpack" "${BOOTPACK_READ:-$BUILD/bootpack-read}" \
+		"$BUILD/bench/boot/sreadahead-style" "$BUILD/bench/boot/ureadahead-style"; do
+		[ -e "$f" ] && [ "$f" -nt "$img" ] && return 1
+	done
+	return 0
+}
+
+do_run() {
+	need_root
+	local t_start m s b scale img rundir stamp
+	t_start=$(date +%s)
+	do_image
+	do_initramfs
+	case $SCALE in
+	raw) scale=1 ;;
+	tcg) scale=$(tcg_factor) ;;
+	*) scale=$SCALE ;;
+	esac
+	do_traced
+	for s in $STRATEGIES; do
+		strategy_init "$s" >/dev/null
+		prepared "$s" || do_prepare "$s"
+	done
+	stamp=$(date -u +%Y-%m-%dT%H%MZ)
+	rundir=${RUNDIR:-$BB/runs/$stamp}
+	mkdir -p "$rundir"
+	{
+		echo "date=$stamp"
+		echo "models=$MODELS"
+		echo "strategies=$STRATEGIES"
+		echo "boots=$BOOTS"
+		echo "scale=$scale"
+		[ -f "$BB/calib.env" ] && sed 's/^/calib_/' "$BB/calib.env"
+		echo "kernel=$(kver)"
+		echo "seed=$SEED"
+		echo "host_loadavg_start=$(cut -d' ' -f1-3 /proc/loadavg)"
+	} > "$rundir/run.env"
+	# boots outermost: a change of the host's load hits every strategy alike
+	for b in $(seq 1 "$BOOTS"); do
+		for m in $MODELS; do
+			for s in $STRATEGIES; do
+				img=$(strategy_image "$s")
+				do_boot --image "$img" --model "$m" --scale "$scale" --init "$(strategy_init "$s")" \
+					--out "$rundir/$m/$s/boot-$b" || log "boot $m/$s/$b failed"
+				/usr/bin/python3 "$HERE/report.py" monitor "$rundir/$m/$s/boot-$b" 2>/dev/null || true
+			done
+		done
+	done
+	echo "host_loadavg_end=$(cut -d' ' -f1-3 /proc/loadavg)" >> "$rundir/run.env"
+	echo "wall_s=$(( $(date +%s) - t_start ))" >> "$rundir/run.env"
+	/usr/bin/python3 "$HERE/report.py" table "$rundir"
+	mkdir -p "$HERE/results"
+	cp "$rundir/results.md" "$HERE/results/${stamp%T*}.md"
+	cp "$rundir/results.json" "$HERE/results/${stamp%T*}.json"
+	log "results: $rundir/results.md, $HERE/results/${stamp%T*}.md"
+}
+
+# one compound command: bash has read all of it before running any, so the
+# script can be edited while a long run goes on
+{
 case ${1:-} in
+run) do_run ;;
+report) shift; /usr/bin/python3 "$HERE/report.py" table "$1" ;;
 calibrate) do_calibrate ;;
 traced) do_traced ;;
 prepare) shift; for s in "$@"; do do_prepare "$s"; done ;;
@@ -396,3 +471,5 @@ image) do_image ;;
 boot) shift; do_boot "$@" ;;
 *) sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac
+exit $?
+}

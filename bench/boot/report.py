@@ -240,6 +240,132 @@ def lists(trace, out):
                                                  len({r[1] for r in rows})), file=sys.stderr)
 
 
+READER_COMMS = ("bootpack-read", "sreadahead-styl", "ureadahead-styl", "sreadahead-style",
+                "ureadahead-style")
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def table(rundir):
+    boots = []
+    for root, dirs, files in os.walk(rundir):
+        dirs.sort()
+        if "boot.json" in files:
+            b = json.load(open(os.path.join(root, "boot.json")))
+            rel = os.path.relpath(root, rundir).split(os.sep)
+            if len(rel) >= 3:
+                b["model"], b["strategy"] = rel[0], rel[1]
+                boots.append(b)
+    groups = {}
+    for b in boots:
+        groups.setdefault((b["model"], b["strategy"]), []).append(b)
+    order_s = ["stock", "sreadahead", "ureadahead", "bootpack"]
+    models = sorted({m for m, _ in groups}, key=lambda m: list(SEQ_RATE).index(m) if m in SEQ_RATE else 9)
+    rows = []
+    for m in models:
+        stock = groups.get((m, "stock"), [])
+        b_stock = med([b.get("bytes") for b in stock])
+        rate = SEQ_RATE.get(m)
+        for st in sorted({s for mm, s in groups if mm == m},
+                         key=lambda x: order_s.index(x) if x in order_s else 9):
+            g = groups[(m, st)]
+            scale = g[0].get("scale", 1.0)
+            t_phys = b_stock / rate * scale if b_stock and rate else None
+            busy = med([b.get("busy_s") for b in g])
+            demand = [sum(v["requests"] for k, v in b["trace"].get("by_process", {}).items()
+                          if k not in READER_COMMS) for b in g if b.get("trace")]
+            reader = [sum(v["requests"] for k, v in b["trace"].get("by_process", {}).items()
+                          if k in READER_COMMS) for b in g if b.get("trace")]
+            rows.append({
+                "model": m, "strategy": st, "boots": len(g),
+                "reached": sum(1 for b in g if b.get("reached")),
+                "scale": scale,
+                "done_s": med([b.get("done_s") for b in g]),
+                "done_s_all": [b.get("done_s") for b in g],
+                "io_wait_s": med([b.get("psi_io_some_s") for b in g]),
+                "busy_s": busy,
+                "busy_unscaled_s": busy / scale if busy is not None and scale else None,
+                "bytes": med([b.get("bytes") for b in g]),
+                "requests": med([b.get("requests") for b in g]),
+                "seeks": med([b.get("seeks") for b in g]),
+                "demand_requests": med(demand),
+                "reader_requests": med(reader),
+                "t_phys_s": t_phys,
+                "t_phys_unscaled_s": t_phys / scale if t_phys else None,
+                "busy_over_t_phys": busy / t_phys if busy is not None and t_phys else None,
+                "guest_calib_s": med([b.get("guest_calib_s") for b in g]),
+            })
+    out = {"rundir": rundir, "rows": rows}
+    env = os.path.join(rundir, "run.env")
+    if os.path.exists(env):
+        out["run"] = kv(open(env).read().splitlines())
+    json.dump(out, open(os.path.join(rundir, "results.json"), "w"), indent=1)
+
+    def f(x, fmt="%.2f"):
+        return "–" if x is None else fmt % x
+    lines = []
+    run = out.get("run", {})
+    lines.append("# bench-boot results %s" % run.get("date", ""))
+    lines.append("")
+    if run:
+        lines.append("Run: " + ", ".join("%s=%s" % (k, v) for k, v in run.items()))
+        lines.append("")
+    lines.append("| model | strategy | boots | done-booting s (median) | I/O wait s | disk busy s | "
+                 "busy unscaled s | MB read | requests | seeks | demand req. | reader req. | "
+                 "T_phys s | busy/T_phys |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        lines.append("| %s | %s | %d%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["model"], r["strategy"], r["boots"],
+            "" if r["reached"] == r["boots"] else " (%d not idle)" % (r["boots"] - r["reached"]),
+            f(r["done_s"], "%.1f") + " (" + ", ".join(f(x, "%.1f") for x in r["done_s_all"]) + ")",
+            f(r["io_wait_s"]), f(r["busy_s"]), f(r["busy_unscaled_s"]),
+            f((r["bytes"] or 0) / 1e6, "%.1f"), f(r["requests"], "%d"), f(r["seeks"], "%d"),
+            f(r["demand_requests"], "%d"), f(r["reader_requests"], "%d"),
+            f(r["t_phys_s"]), f(r["busy_over_t_phys"])))
+    lines.append("")
+    md = "\n".join(lines) + "\n"
+    open(os.path.join(rundir, "results.md"), "w").write(md)
+    sys.stdout.write(md)
+
+
+def monitor_txt(bootdir):
+    """BOOTDIR/monitor.txt for diskfilter's SVG drawer (format in /work/team/bench-boot.md)."""
+    sec = sections(os.path.join(bootdir, "results.log"))
+    s = kv(sec.get("summary", []))
+    out = ["# bootpack-monitor 1", "# t_us cpu_busy io_wait read_bytes"]
+    prev = None
+    for line in sec.get("samples", []):
+        if line.startswith("#"):
+            continue
+        p = line.split()
+        if len(p) < 10:
+            continue
+        t, busy, allt, rd_sect, psi = float(p[0]), int(p[1]), int(p[2]), int(p[4]), int(p[9])
+        if prev:
+            dt_us = (t - prev[0]) * 1000
+            da = allt - prev[2]
+            out.append("%d %.3f %.3f %d" % (t * 1000, (busy - prev[1]) / da if da else 0.0,
+                                           min(1.0, (psi - prev[4]) / dt_us) if dt_us else 0.0,
+                                           (rd_sect - prev[3]) * 512))
+        prev = (t, busy, allt, rd_sect, psi)
+    for line in sec.get("kmsg", []):
+        m = re.match(r"\d+,\d+,(\d+),[^;]*;(.*)", line)
+        if not m:
+            continue
+        t_us, msg = int(m[1]), m[2]
+        for name in ("bootpack-read", "sreadahead-style", "ureadahead-style"):
+            if msg.startswith(name):
+                out.append("# event %d %s" % (t_us, "reader-end" if re.search(r"done|bytes", msg)
+                                                  else "reader-start"))
+    if s.get("done_ms") and float(s["done_ms"]) >= 0:
+        out.append("# event %d done-booting" % (float(s["done_ms"]) * 1000))
+    open(os.path.join(bootdir, "monitor.txt"), "w").write("\n".join(out) + "\n")
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -250,6 +376,10 @@ def main():
         print()
     elif cmd == "show":
         show(sys.argv[2])
+    elif cmd == "table":
+        table(sys.argv[2])
+    elif cmd == "monitor":
+        monitor_txt(sys.argv[2])
     elif cmd == "text-trace":
         text_trace(sys.argv[2])
     elif cmd == "lists":
