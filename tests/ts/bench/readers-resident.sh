@@ -1,0 +1,105 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The boot bench's sreadahead-style and ureadahead-style readers (bench/boot/)
+# on a loop-mounted aged fixture: a workload is traced, bp-readlist writes
+# the list from the trace and the image, caches are dropped, and after each
+# reader every listed range is resident (mincore); after ureadahead-style
+# the inode tables it preloads are resident in the device's page cache too.
+# Each reader also runs as PID 1 of a PID namespace and execs the init it is
+# given at once, as PID 1.
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
+. "$top_srcdir/tests/ts/reader/reader-lib.sh"
+bp_require_root
+bp_require_cmd losetup blockdev unshare
+bp_tracefs >/dev/null
+B=$top_builddir/bench/boot
+
+img=$(bp_fixture --aged ext4)
+bp_loop_attach "$img" loop
+bp_mount "$loop" "$BP_TMPDIR/mnt" ro
+mnt=$BP_TMPDIR/mnt
+echo 128 >"/sys/block/$(basename "$loop")/queue/read_ahead_kb"
+
+files=()
+while read -r f; do files+=("$f"); done < <(cd "$mnt" && find etc usr -type f -size +2k 2>/dev/null | sort | head -n 60)
+[ ${#files[@]} -ge 20 ] || bp_fail "fixture has too few files"
+workload() {
+	local f
+	for f in "${files[@]}"; do head -c 20000 "$mnt/$f" >/dev/null; done
+}
+rd_cold "$loop"
+"$BOOTPACK" trace -o "$BP_TMPDIR/trace" --device "$loop" -- bash -c \
+	"$(declare -p mnt files; declare -f workload); workload" >/dev/null 2>"$BP_TMPDIR/trace.err" ||
+	{ cat "$BP_TMPDIR/trace.err"; bp_fail "bootpack trace"; }
+
+bp_expect_exit 0 "$B/bp-readlist" --trace "$BP_TMPDIR/trace" --device "$loop" -o "$BP_TMPDIR/list" "$loop"
+cat "$BP_TMPDIR/err"
+nr=$(grep -c '^/' "$BP_TMPDIR/list" || true)
+ni=$(awk -F '\t' '$1 == "I" && $4 > 8' "$BP_TMPDIR/list" | wc -l)
+bp_info "list: $nr ranges of $(grep '^/' "$BP_TMPDIR/list" | cut -f1 | sort -u | wc -l) files, $ni inode tables over 8 files"
+[ "$nr" -ge 20 ] || bp_fail "list has $nr ranges"
+[ "$ni" -ge 1 ] || bp_fail "no block group holds more than 8 listed files"
+# The list's physical positions are the image's own (debugfs, an oracle of its own).
+read -r p off len phys _ < <(grep '^/' "$BP_TMPDIR/list" | head -n 1)
+blk=$(debugfs -R "bmap $p $((off / 4096))" "$loop" 2>/dev/null)
+[ "$((blk * 4096))" = "$phys" ] || bp_fail "$p: list says byte $phys, debugfs block $blk"
+
+# resident LABEL: every listed range resident (1 % slack for reclaim on a busy machine).
+resident() {
+	local path off len phys ipos missing=0 total=0 r
+	while IFS=$'\t' read -r path off len phys ipos; do
+		case $path in /*) ;; *) continue ;; esac
+		r=$("$RD_HELPERS/bp-mincore" -m "$mnt$path" "$off" "$len")
+		missing=$((missing + r)) total=$((total + (len + 4095) / 4096))
+	done <"$BP_TMPDIR/list"
+	bp_info "$1: $((total - missing)) of $total listed pages resident"
+	[ "$missing" -le $((total / 100)) ] || bp_fail "$1: $missing of $total pages not resident"
+}
+# not_resident: after dropping caches, (almost) nothing listed is resident.
+not_resident() {
+	local path off len phys ipos missing=0 total=0
+	while IFS=$'\t' read -r path off len phys ipos; do
+		case $path in /*) ;; *) continue ;; esac
+		missing=$((missing + $("$RD_HELPERS/bp-mincore" -m "$mnt$path" "$off" "$len")))
+		total=$((total + (len + 4095) / 4096))
+	done <"$BP_TMPDIR/list"
+	[ "$missing" -ge $((total * 9 / 10)) ] || bp_fail "caches were not dropped ($missing of $total missing)"
+}
+
+for reader in sreadahead-style ureadahead-style; do
+	rd_cold "$loop"
+	not_resident
+	bp_expect_exit 0 "$B/$reader" --no-exec --root "$mnt" --list "$BP_TMPDIR/list"
+	cat "$BP_TMPDIR/err"
+	bp_grep "^$reader: done: " "$BP_TMPDIR/err"
+	resident "$reader"
+done
+bp_grep "^ureadahead-style: done: [1-9][0-9]* inode tables" "$BP_TMPDIR/err"
+# The inode tables of the groups over the threshold are in the device's cache.
+while IFS=$'\t' read -r kind off len n; do
+	[ "$kind" = I ] && [ "$n" -gt 8 ] || continue
+	r=$("$RD_HELPERS/bp-mincore" -m "$loop" "$off" "$len")
+	[ "$r" -le $(((len / 4096) / 100)) ] || bp_fail "inode table at $off: $r pages not resident"
+done <"$BP_TMPDIR/list"
+
+# As PID 1: the given init is exec'd at once, as PID 1, and the reader finishes.
+for reader in sreadahead-style ureadahead-style; do
+	rd_cold "$loop"
+	rm -f "$BP_TMPDIR/mark"
+	rd_standin "$BP_TMPDIR/standin" "$BP_TMPDIR/mark"
+	rc=0
+	timeout 30 unshare --pid --fork --mount-proc "$B/$reader" --init "$BP_TMPDIR/standin" \
+		--root "$mnt" --list "$BP_TMPDIR/list" -- one two >"$BP_TMPDIR/pid1.out" 2>"$BP_TMPDIR/pid1.log" || rc=$?
+	[ $rc -ne 124 ] || bp_fail "$reader as PID 1 hung"
+	[ "$(head -n 1 "$BP_TMPDIR/mark")" = 1 ] || bp_fail "$reader: init did not run as PID 1"
+	bp_grep '^args:one two$' "$BP_TMPDIR/mark"
+	bp_grep '^others-done$' "$BP_TMPDIR/mark"
+	bp_grep "^$reader: done: " "$BP_TMPDIR/pid1.log"
+	resident "$reader as PID 1"
+done
+
+# A broken list: the reader says where, init still runs.
+printf 'D\t/dev/null\n/etc/passwd\tx\t1\t2\t3\n' >"$BP_TMPDIR/bad.list"
+bp_expect_exit 1 "$B/sreadahead-style" --no-exec --list "$BP_TMPDIR/bad.list"
+bp_grep "bad.list:2: Invalid argument" "$BP_TMPDIR/err"
+exit 0
