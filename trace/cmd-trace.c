@@ -23,17 +23,19 @@
 #include "strutils.h"
 #include "cmd-trace.h"
 #include "trace-engine.h"
+#include "from-kernel.h"
 
 #define DEFAULT_BUFFER_KB (32U * 1024)	/* per CPU */
 #define MAX_DEVICES 16
 
-enum mode { MODE_COMMAND, MODE_BOOT, MODE_IMPORT, MODE_MERGE, MODE_SETUP };
+enum mode { MODE_COMMAND, MODE_BOOT, MODE_IMPORT, MODE_MERGE, MODE_SETUP, MODE_KERNEL };
 
 struct opts {
 	enum mode mode;
 	const char *output;
 	const char *device;
 	const char *import;
+	const char *record;	/* --from-kernel=RECORD */
 	const char *dev;	/* --dev MAJ:MIN */
 	const char *save_text;
 	const char *unit_dir;
@@ -47,6 +49,7 @@ static void usage(void)
 	       " bootpack trace -o <file> [--device <dev>] -- <command> [<args>...]\n"
 	       " bootpack trace --from-boot -o <file> --device <dev>\n"
 	       " bootpack trace --import <text> -o <file> --device <dev> [--dev <maj:min>]\n"
+	       " bootpack trace --from-kernel[=<record>] -o <file> --device <dev> [--dev <maj:min>]\n"
 	       " bootpack trace --merge <trace>... -o <file> [--device <dev>]\n"
 	       " bootpack trace --setup [--install [--unit-dir <dir>]] [--device <dev>]\n"
 	       "\n"
@@ -59,7 +62,9 @@ static void usage(void)
 	       "     --from-boot           read what the kernel traced since power-on\n"
 	       "                           (trace_event= on the kernel command line)\n"
 	       "     --import <text>       parse a saved text trace (/sys/kernel/tracing/trace)\n"
-	       "     --dev <maj:min>       the traced block device in the imported trace\n"
+	       "     --from-kernel[=<rec>] read the record of the kernel/ patch\n"
+	       "                           (bootpack.record=1), live or saved to a file\n"
+	       "     --dev <maj:min>       the traced block device in an imported trace or record\n"
 	       "     --merge               merge the traces given as arguments\n"
 	       "     --setup               print the kernel arguments and systemd units for a\n"
 	       "                           boot trace\n"
@@ -622,6 +627,35 @@ out:
 	return ret;
 }
 
+/* --from-kernel: the record of the kernel/ patch (from-kernel.c). */
+static int from_kernel(const struct opts *o)
+{
+	struct bp_collect *c;
+	struct bp_dev dev = { 0 };
+	struct bp_err err = { 0 };
+	uint32_t kdev = 0, devkdev;
+	int ret;
+
+	if (o->dev && parse_majmin(o->dev, &kdev) < 0) {
+		bp_log_error("trace: --dev '%s': expected MAJOR:MINOR, e.g. 8:1", o->dev);
+		return bp_errtryhelp("trace");
+	}
+	ret = open_device(o->device, &dev, &devkdev);
+	if (ret)
+		return ret;
+	c = bp_collect_new();
+	if (!c)
+		ret = BP_EX_FAILURE;
+	else if (bp_krec_read(o->record, dev.path, &kdev, c, &err))
+		ret = fail(&err);
+	else
+		ret = finish(c, kdev, dev.path, dev.path, o->record ? INT64_MIN : boot_ns(),
+			     "boot", o);
+	bp_collect_free(c);
+	bp_dev_free(&dev);
+	return ret;
+}
+
 static int merge(const struct opts *o, int n, char **paths)
 {
 	struct bp_trace *acc, *t;
@@ -675,6 +709,7 @@ int cmd_trace(int argc, char **argv)
 		OPT_UNIT_DIR,
 		OPT_BUFFER,
 		OPT_SAVE_TEXT,
+		OPT_FROM_KERNEL,
 	};
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -688,6 +723,7 @@ int cmd_trace(int argc, char **argv)
 		{ "unit-dir", required_argument, NULL, OPT_UNIT_DIR },
 		{ "buffer-size", required_argument, NULL, OPT_BUFFER },
 		{ "save-text", required_argument, NULL, OPT_SAVE_TEXT },
+		{ "from-kernel", optional_argument, NULL, OPT_FROM_KERNEL },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -711,6 +747,11 @@ int cmd_trace(int argc, char **argv)
 		case OPT_IMPORT:
 			o.mode = MODE_IMPORT;
 			o.import = optarg;
+			nmodes++;
+			break;
+		case OPT_FROM_KERNEL:
+			o.mode = MODE_KERNEL;
+			o.record = optarg;
 			nmodes++;
 			break;
 		case OPT_DEV:
@@ -751,15 +792,16 @@ int cmd_trace(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 	if (nmodes > 1) {
-		bp_log_error("trace: --from-boot, --import, --merge and --setup exclude each other");
+		bp_log_error("trace: --from-boot, --from-kernel, --import, --merge and --setup "
+			     "exclude each other");
 		return bp_errtryhelp("trace");
 	}
 	if ((o.install || o.unit_dir) && o.mode != MODE_SETUP) {
 		bp_log_error("trace: --install and --unit-dir go with --setup");
 		return bp_errtryhelp("trace");
 	}
-	if (o.dev && o.mode != MODE_IMPORT) {
-		bp_log_error("trace: --dev goes with --import");
+	if (o.dev && o.mode != MODE_IMPORT && o.mode != MODE_KERNEL) {
+		bp_log_error("trace: --dev goes with --import and --from-kernel");
 		return bp_errtryhelp("trace");
 	}
 	if (o.mode == MODE_SETUP) {
@@ -794,8 +836,11 @@ int cmd_trace(int argc, char **argv)
 		return bp_errtryhelp("trace");
 	}
 	if (!o.device) {
-		bp_log_error("trace: --device is required with --from-boot and --import");
+		bp_log_error("trace: --device is required with --from-boot, --from-kernel and "
+			     "--import");
 		return bp_errtryhelp("trace");
 	}
+	if (o.mode == MODE_KERNEL)
+		return from_kernel(&o);
 	return o.mode == MODE_BOOT ? from_boot(&o) : import(&o);
 }
