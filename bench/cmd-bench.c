@@ -9,7 +9,9 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <ext2fs/ext2fs.h>
@@ -20,6 +22,7 @@
 #include "jsonwrt.h"
 #include "log.h"
 #include "stream.h"
+#include "svg.h"
 #include "strutils.h"
 #include "tracefile.h"
 
@@ -41,6 +44,8 @@ static void usage(void)
 	       " -t, --trace <file>      the trace of the boot\n"
 	       " -m, --model <name>      a disk model (repeatable; default: all)\n"
 	       " -J, --json              one JSON object on stdout\n"
+	       "     --svg <file>        draw both layouts on the first model (default\n"
+	       "                           hdd-5k160) as a bootchart-style SVG\n"
 	       "     --stream-out <file> write both request streams, one \"LAYOUT OFFSET LENGTH\"\n"
 	       "                           line per read (LAYOUT: traced or now)\n"
 	       " -h, --help              display this help\n"
@@ -129,6 +134,77 @@ static int report(const char *trace_path, const struct bp_dev *dev,
 	return BP_EX_OK;
 }
 
+/* The stream charged on m, request after request, as a timeline. */
+static struct bp_svg_req *timeline(const struct bp_disk_model *m, const struct bp_stream *s,
+				   struct bp_model_result *res)
+{
+	struct bp_svg_req *q = calloc(s->n ? s->n : 1, sizeof(*q));
+	struct bp_model_state st;
+	double t = 0;
+	size_t i;
+
+	if (!q)
+		return NULL;
+	bp_model_init(&st, m);
+	for (i = 0; i < s->n; i++) {
+		q[i].t = t;
+		q[i].dur = bp_model_charge(&st, &s->ios[i], NULL);
+		q[i].offset = s->ios[i].offset;
+		q[i].length = s->ios[i].length;
+		q[i].type = 'R';
+		t += q[i].dur;
+	}
+	bp_model_totals(&st, res);
+	return q;
+}
+
+static int write_svg(const char *path, const char *trace_path, const struct bp_dev *dev,
+		     const struct bp_disk_model *m, const struct bp_stream *before,
+		     const struct bp_stream *now)
+{
+	struct bp_model_result res[2];
+	struct bp_svg_run runs[2] = { { 0 } };
+	const struct bp_stream *s[2] = { before, now };
+	static const char *const name[2] = { "traced layout", "layout now" };
+	char note[2][160], title[160], sub[PATH_MAX * 2 + 64], a[32];
+	int ret = BP_EX_FAILURE;
+	FILE *f = NULL;
+	size_t k;
+
+	for (k = 0; k < 2; k++) {
+		struct bp_svg_req *q = timeline(m, s[k], &res[k]);
+
+		if (!q)
+			goto out;
+		snprintf(note[k], sizeof(note[k]),
+			 "%.2f s for %s in %llu reads, %llu seeks; limit %.2f s (x%.1f)",
+			 res[k].seconds, bp_size_human(res[k].bytes, a, sizeof(a)),
+			 (unsigned long long)s[k]->n, (unsigned long long)res[k].seeks,
+			 res[k].t_phys, res[k].t_phys > 0 ? res[k].seconds / res[k].t_phys : 0.0);
+		runs[k] = (struct bp_svg_run){ .title = name[k], .note = note[k], .reqs = q,
+					       .nreqs = s[k]->n, .reader_start = -1,
+					       .reader_end = -1, .done = res[k].seconds,
+					       .done_label = "reads done" };
+	}
+	snprintf(title, sizeof(title), "bootpack bench: the boot's reads on %s", m->name);
+	snprintf(sub, sizeof(sub), "%s on %s; %s; modelled, back to back in first-access order",
+		 trace_path, dev->path, m->description);
+	f = fopen(path, "w");
+	if (!f) {
+		bp_log_error("%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (bp_svg_write(f, title, sub, runs, 2) | fclose(f)) {
+		bp_log_error("%s: write error", path);
+		goto out;
+	}
+	ret = BP_EX_OK;
+out:
+	free((void *)runs[0].reqs);
+	free((void *)runs[1].reqs);
+	return ret;
+}
+
 /* The streams the models are charged with, for replay through the disk filter. */
 static int write_streams(const char *path, const struct bp_stream *before,
 			 const struct bp_stream *now)
@@ -160,6 +236,7 @@ int cmd_bench(int argc, char **argv)
 		{ "model", required_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "stream-out", required_argument, NULL, 'S' },
+		{ "svg", required_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -167,7 +244,8 @@ int cmd_bench(int argc, char **argv)
 	struct bp_stream before = { 0 }, now = { 0 };
 	struct bp_err err = { 0 };
 	struct bp_trace *t = NULL;
-	const char *trace_path = NULL, *stream_path = NULL;
+	const char *trace_path = NULL, *stream_path = NULL, *svg_path = NULL;
+	const struct bp_disk_model *svg_model = NULL;
 	ext2_filsys fs = NULL;
 	size_t nmodels = 0;
 	struct bp_dev dev;
@@ -195,6 +273,9 @@ int cmd_bench(int argc, char **argv)
 		case 'S':
 			stream_path = optarg;
 			break;
+		case 'G':
+			svg_path = optarg;
+			break;
 		case 'h':
 			usage();
 			return BP_EX_OK;
@@ -206,6 +287,10 @@ int cmd_bench(int argc, char **argv)
 		bp_log_error("bench: a trace (--trace) and one device are expected");
 		return bp_errtryhelp("bench");
 	}
+	if (svg_path && !nmodels)
+		svg_model = bp_disk_model_find("hdd-5k160");
+	else if (svg_path)
+		svg_model = models[0];
 	if (!nmodels)
 		for (; bp_disk_models[nmodels] && nmodels < MAX_MODELS; nmodels++)
 			models[nmodels] = bp_disk_models[nmodels];
@@ -237,6 +322,11 @@ int cmd_bench(int argc, char **argv)
 	}
 	if (stream_path) {
 		ret = write_streams(stream_path, &before, &now);
+		if (ret)
+			goto out;
+	}
+	if (svg_path) {
+		ret = write_svg(svg_path, trace_path, &dev, svg_model, &before, &now);
 		if (ret)
 			goto out;
 	}
