@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,8 @@ enum {
 	OPT_NO_META,
 	OPT_CONFIG,
 	OPT_BUDGET,
+	OPT_HEAD_START,
+	OPT_BACKGROUND,
 };
 
 static const struct option longopts[] = {
@@ -46,6 +49,8 @@ static const struct option longopts[] = {
 	{ "root", required_argument, NULL, 'r' },
 	{ "max-ms", required_argument, NULL, 't' },
 	{ "budget", required_argument, NULL, OPT_BUDGET },
+	{ "head-start-ms", required_argument, NULL, OPT_HEAD_START },
+	{ "background", no_argument, NULL, OPT_BACKGROUND },
 	{ "max-fds", required_argument, NULL, OPT_MAX_FDS },
 	{ "method", required_argument, NULL, OPT_METHOD },
 	{ "ioprio", required_argument, NULL, OPT_IOPRIO },
@@ -62,9 +67,11 @@ static const struct option longopts[] = {
 struct settings {
 	struct bp_reader_opts o;
 	const char *config;
-	int no_exec, as_init;
+	int no_exec, as_init, background;
+	uint64_t head_start_ms;
 	/* set on the command line: wins over the configuration file */
 	int cl_pack, cl_init, cl_max_ms, cl_budget, cl_max_fds, cl_method, cl_ioprio, cl_log;
+	int cl_head_start;
 	char conf_pack[256], conf_init[256];
 	unsigned int conf_bad_line;
 	int conf_rc;
@@ -89,7 +96,11 @@ static void usage(void)
 		"     --budget <size>       read at most this much (the pack's own budget is the\n"
 		"                           most; both scaled down to half of MemAvailable)\n"
 		"     --max-fds <n>         files open at once at most [%3$u]\n"
-		"     --method <how>        pread, readahead or fadvise [pread]\n"
+		"     --method <how>        uring, pread, readahead or fadvise [uring]\n"
+		"     --head-start-ms <ms>  as PID 1: wait this long at most for the reader\n"
+		"                           before exec'ing init [0; at most %4$u]\n"
+		"     --background          with --no-exec: return once the pack and the root\n"
+		"                           are open, read in a child (initramfs hooks)\n"
 		"     --ioprio <class>      auto, be, idle or keep [auto: best-effort 7 unless\n"
 		"                           a class is already set]; never real-time\n"
 		"     --log <where>         kmsg, stderr or auto [auto: kmsg as PID 1 or when\n"
@@ -105,7 +116,7 @@ static void usage(void)
 		"corrupt one, 4 pack refused (unsafe owner or mode, not a regular file).\n"
 		"\n"
 		"For more details see bootpack-read(8) and bootpack.conf(5).\n",
-		BP_READER_PROG, BP_READER_MAX_MS_INIT, BP_READER_MAX_FDS);
+		BP_READER_PROG, BP_READER_MAX_MS_INIT, BP_READER_MAX_FDS, BP_READER_MAX_HEAD_START);
 }
 
 static void usage_error(const char *what, const char *arg)
@@ -145,6 +156,15 @@ static int set_opt(struct settings *s, int c, const char *arg)
 			return -EINVAL;
 		s->o.budget = v;
 		s->cl_budget = 1;
+		return 0;
+	case OPT_HEAD_START:
+		if (bp_reader_parse_size(arg, &v) || v > BP_READER_MAX_HEAD_START)
+			return -EINVAL;
+		s->head_start_ms = v;
+		s->cl_head_start = 1;
+		return 0;
+	case OPT_BACKGROUND:
+		s->background = 1;
 		return 0;
 	case OPT_MAX_FDS:
 		if (bp_reader_parse_size(arg, &v) || v < 1 || v > 65536)
@@ -210,6 +230,8 @@ static void apply_conf(struct settings *s)
 		s->o.max_ms = conf.max_ms;
 	if (conf.has_budget && !s->cl_budget)
 		s->o.budget = conf.budget;
+	if (conf.has_head_start && !s->cl_head_start)
+		s->head_start_ms = conf.head_start_ms;
 	if (conf.has_max_fds && !s->cl_max_fds)
 		s->o.max_fds = conf.max_fds;
 	if (conf.method >= 0 && !s->cl_method)
@@ -227,15 +249,40 @@ static void defaults(struct settings *s)
 	s->o.root = "/";
 	s->o.init = BP_READER_DEFAULT_INIT;
 	s->o.max_fds = BP_READER_MAX_FDS;
-	s->o.method = BP_READ_PREAD;
+	s->o.method = BP_READ_URING;
 	s->o.ioprio = BP_IOPRIO_AUTO;
 	s->o.log = BP_LOGT_AUTO;
 	s->config = BP_READER_CONF;
 }
 
+static char *argv0;
+
+/*
+ * --background: called once the pack, the root and the device are open.
+ * The caller (an initramfs hook) gets exit status 0 at once; the child
+ * reads on through the descriptors it holds, so that moving the root's
+ * mount (switch_root) does not matter. argv[0] starts with '@': systemd
+ * leaves such processes running when it switches root or shuts down.
+ */
+static void go_background(void)
+{
+	pid_t pid = fork();
+
+	if (pid > 0)
+		_exit(BP_EX_OK);
+	if (pid < 0) {
+		bp_rlog(BP_RLOG_WARNING, "fork: %s; reading in the foreground", strerror(errno));
+		return;
+	}
+	setsid();
+	if (argv0 && argv0[0])
+		argv0[0] = '@';
+}
+
 /* Load, read, log one summary. Returns an exit status (exitcodes.h). */
 static int do_read(struct settings *s)
 {
+	char refetch[96] = "";
 	struct bp_reader_stats st;
 	struct bp_pack *p = NULL;
 	const char *why = NULL;
@@ -269,6 +316,8 @@ static int do_read(struct settings *s)
 	}
 	if (bp_reader_set_ioprio(s->o.ioprio) < 0)
 		bp_rlog(BP_RLOG_WARNING, "cannot set the I/O priority: %s", strerror(errno));
+	if (s->background)
+		s->o.ready = go_background;
 	rc = bp_reader_run(p, &s->o, &st, &why);
 	bp_pack_free(p);
 	if (rc) {
@@ -280,19 +329,25 @@ static int do_read(struct settings *s)
 		bp_rlog(BP_RLOG_ERR, "%s: %s: %s", s->o.root, why, strerror(-rc));
 		return BP_EX_FAILURE;
 	}
+	if (st.refetched)
+		snprintf(refetch, sizeof(refetch), ", %llu bytes not resident after the pass, read again",
+			 (unsigned long long)st.refetched);
+	if (st.uring_errno)
+		bp_rlog(BP_RLOG_WARNING, "io_uring unavailable (%s): read with pread instead",
+			strerror(st.uring_errno));
 	if (st.meta_skipped)
 		bp_rlog(BP_RLOG_WARNING, "metadata ranges not read: %s", st.why_meta);
 	else if (st.meta_dev[0])
 		bp_rlog(BP_RLOG_INFO, "metadata ranges read through %s", st.meta_dev);
 	bp_rlog(BP_RLOG_INFO,
 		"%llu bytes (%llu metadata), %llu files, %llu skipped (%llu stale, %llu unsafe, "
-		"%llu missing), %llu cut, %llu errors, %llu ms%s",
+		"%llu missing), %llu cut, %llu errors, %llu ms%s%s",
 		(unsigned long long)st.bytes, (unsigned long long)st.meta_bytes,
 		(unsigned long long)st.files, (unsigned long long)st.skipped,
 		(unsigned long long)st.stale, (unsigned long long)st.unsafe,
 		(unsigned long long)st.missing, (unsigned long long)st.cut,
 		(unsigned long long)st.errors, (unsigned long long)st.elapsed_ms,
-		st.timed_out ? " (stopped at --max-ms)" : "");
+		st.timed_out ? " (stopped at --max-ms)" : "", refetch);
 	return BP_EX_OK;
 }
 
@@ -388,6 +443,24 @@ static int parse_init_args(struct settings *s, int argc, char **argv)
 	return i;
 }
 
+/*
+ * Wait until the reader is done or ms have passed, whichever comes first:
+ * a hard deadline on the monotonic clock, no I/O of our own, so a slow or
+ * stuck disk never holds init longer than ms.
+ */
+static void head_start(int fd, uint64_t ms)
+{
+	uint64_t t0 = bp_reader_now_ms(), now;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	while ((now = bp_reader_now_ms()) - t0 < ms) {
+		int r = poll(&p, 1, (int)(ms - (now - t0)));
+
+		if (r > 0 || (r < 0 && errno != EINTR))
+			break;
+	}
+}
+
 static int init_main(int argc, char **argv)
 {
 	struct bp_reader_cmdline cl;
@@ -416,8 +489,15 @@ static int init_main(int argc, char **argv)
 		bp_rlog(BP_RLOG_WARNING, "--no-exec ignored as PID 1");
 	}
 	if (!cl.off) {
+		int done[2] = { -1, -1 };
+
+		/* --head-start-ms: the child holds the write end until it is done */
+		if (s.head_start_ms && pipe2(done, O_CLOEXEC) < 0)
+			done[0] = done[1] = -1;
 		pid = fork();
 		if (pid == 0) {
+			if (done[0] >= 0)
+				close(done[0]);
 			child_setup(s.o.log);
 			rc = do_read(&s);
 			bp_rlog_close();
@@ -426,6 +506,12 @@ static int init_main(int argc, char **argv)
 		if (pid < 0)
 			bp_rlog(BP_RLOG_ERR, "fork: %s; starting %s without reading", strerror(errno),
 				init);
+		if (done[1] >= 0)
+			close(done[1]);
+		if (pid > 0 && done[0] >= 0)
+			head_start(done[0], s.head_start_ms);
+		if (done[0] >= 0)
+			close(done[0]);
 	}
 	exec_init(init, argc - first, argv + first);
 	_exit(127);
@@ -446,6 +532,7 @@ int main(int argc, char **argv)
 	if (getpid() == 1 || (i < argc && strcmp(argv[i], "--as-init") == 0))
 		return init_main(argc, argv);
 
+	argv0 = argv[0];
 	defaults(&s);
 	while ((c = getopt_long(argc, argv, "p:i:r:t:nhV", longopts, NULL)) != -1) {
 		switch (c) {

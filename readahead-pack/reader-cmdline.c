@@ -174,6 +174,8 @@ int bp_reader_parse_method(const char *s)
 		return BP_READ_READAHEAD;
 	if (strcmp(s, "fadvise") == 0)
 		return BP_READ_FADVISE;
+	if (strcmp(s, "uring") == 0)
+		return BP_READ_URING;
 	return -EINVAL;
 }
 
@@ -231,6 +233,13 @@ static int conf_set(struct bp_reader_conf *c, const char *k, const char *v)
 			return -EINVAL;
 		c->max_ms = n;
 		c->has_max_ms = 1;
+		return 0;
+	}
+	if (strcmp(k, "head_start_ms") == 0) {
+		if (bp_reader_parse_size(v, &n) || n > BP_READER_MAX_HEAD_START)
+			return -EINVAL;
+		c->head_start_ms = n;
+		c->has_head_start = 1;
 		return 0;
 	}
 	if (strcmp(k, "budget") == 0) {

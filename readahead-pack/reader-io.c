@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
@@ -40,6 +41,10 @@ enum fstate {
 	FS_UNSAFE,
 	FS_MISSING,
 };
+
+#define URING_ENTRIES	128	/* reads in flight at most */
+#define URING_BATCH	64	/* reads submitted by one io_uring_enter(2): one block plug */
+#define TAG_META	UINT64_MAX
 
 /* Open files, least recently used evicted. */
 struct slot {
@@ -67,7 +72,13 @@ struct rctx {
 	uint32_t mask;
 	int have_openat2;
 	uint32_t compat;	/* the pack's feature_compat */
+	struct bp_uring *u;	/* BP_READ_URING, NULL if io_uring is not usable */
+	int zombies[URING_BATCH];	/* evicted, closed once their queued reads are submitted */
+	unsigned int nzombies;
+	int devfd;		/* the metadata device, or -1 */
+	int pass;		/* 1: read; 2: check residency, read what is missing */
 };
+
 
 static int out_of_time(struct rctx *c)
 {
@@ -78,8 +89,9 @@ static int out_of_time(struct rctx *c)
 	return c->st->timed_out;
 }
 
-/* Read [off, off + len) of fd the configured way, in chunks; bytes issued. */
-static uint64_t read_range(struct rctx *c, int fd, uint64_t off, uint64_t len)
+/* Read [off, off + len) of fd with method m, in chunks; bytes issued. */
+static uint64_t read_with(struct rctx *c, int fd, uint64_t off, uint64_t len,
+			  enum bp_read_method m)
 {
 	uint64_t done = 0;
 
@@ -88,7 +100,7 @@ static uint64_t read_range(struct rctx *c, int fd, uint64_t off, uint64_t len)
 		off_t at = (off_t)(off + done);
 		ssize_t r;
 
-		switch (c->o->method) {
+		switch (m) {
 		case BP_READ_READAHEAD:
 			if (readahead(fd, at, n) < 0) {
 				c->st->errors++;
@@ -105,6 +117,13 @@ static uint64_t read_range(struct rctx *c, int fd, uint64_t off, uint64_t len)
 			break;
 		case BP_READ_PREAD:
 		default:
+			if (c->nullfd < 0 && !c->buf) {
+				c->buf = malloc(BP_READER_CHUNK);
+				if (!c->buf) {
+					c->st->errors++;
+					return done;
+				}
+			}
 			if (c->nullfd >= 0) {
 				/* zero-copy: the pages are read, nothing is copied out */
 				off_t o2 = at;
@@ -133,6 +152,162 @@ static uint64_t read_range(struct rctx *c, int fd, uint64_t off, uint64_t len)
 		done += (uint64_t)r;
 	}
 	return done;
+}
+
+static struct slot *find_slot(struct rctx *c, uint32_t path_off);
+
+/* The descriptor a completed read used, if it is still open; else -1. */
+static int still_open(struct rctx *c, const struct bp_uring_req *r)
+{
+	struct slot *s;
+
+	if (r->tag == TAG_META)
+		return c->devfd == r->fd ? r->fd : -1;
+	s = find_slot(c, (uint32_t)r->tag);
+	return s && s->fd == r->fd ? r->fd : -1;
+}
+
+static void count_bytes(struct rctx *c, uint64_t tag, uint64_t n)
+{
+	c->st->bytes += n;
+	if (tag == TAG_META)
+		c->st->meta_bytes += n;
+}
+
+/* Reap completions (waiting for wait_nr); short or failed reads are read synchronously. */
+static void uring_reap(struct rctx *c, unsigned int wait_nr)
+{
+	struct bp_uring_req done[64];
+	unsigned int i, n;
+
+	do {
+		n = bp_uring_reap(c->u, wait_nr, done, sizeof(done) / sizeof(done[0]));
+		wait_nr = 0;
+		for (i = 0; i < n; i++) {
+			const struct bp_uring_req *r = &done[i];
+			uint64_t got = r->res > 0 ? (uint64_t)r->res : 0;
+			int fd;
+
+			count_bytes(c, r->tag, got);
+			if (r->res == 0 || got >= r->len)
+				continue;
+			/* short, or failed (-EAGAIN, -EINVAL of an old kernel ...): pread the rest */
+			fd = still_open(c, r);
+			if (fd < 0) {
+				c->st->errors++;
+				continue;
+			}
+			count_bytes(c, r->tag, read_with(c, fd, r->off + got, r->len - got,
+							 BP_READ_PREAD));
+		}
+	} while (n == sizeof(done) / sizeof(done[0]));
+}
+
+/* Submit the queued reads, then close the descriptors evicted meanwhile. */
+static int uring_submit(struct rctx *c)
+{
+	int r = bp_uring_submit(c->u);
+
+	if (!bp_uring_queued(c->u)) {
+		while (c->nzombies)
+			close(c->zombies[--c->nzombies]);
+	}
+	return r;
+}
+
+static void uring_drain(struct rctx *c)
+{
+	if (!c->u)
+		return;
+	while (bp_uring_inflight(c->u)) {
+		unsigned int before = bp_uring_inflight(c->u);
+		int r = uring_submit(c);
+
+		uring_reap(c, 1);
+		if (r < 0 && bp_uring_inflight(c->u) == before) {
+			/* cannot submit, nothing completes: give up on what is left */
+			c->st->errors += before;
+			break;
+		}
+	}
+}
+
+/* Queue [off, off + len) of fd in chunks; bytes are counted as they complete. */
+static void uring_range(struct rctx *c, int fd, uint64_t off, uint64_t len, uint64_t tag)
+{
+	uint64_t done = 0;
+
+	while (done < len && !out_of_time(c)) {
+		uint32_t n = (uint32_t)(len - done < c->chunk ? len - done : c->chunk);
+
+		while (bp_uring_queue_read(c->u, fd, off + done, n, tag) == -EBUSY)
+			uring_reap(c, 1);
+		done += n;
+		if (bp_uring_queued(c->u) >= URING_BATCH && uring_submit(c) < 0) {
+			uring_drain(c);	/* cannot submit: let what is in flight end */
+		}
+	}
+}
+
+/*
+ * Pass 2 of the asynchronous methods: pages of [off, off + len) that are
+ * not resident (dropped, or still in flight) are read synchronously, which
+ * waits for those in flight and reads the dropped ones again.
+ */
+static void refetch(struct rctx *c, int fd, uint64_t off, uint64_t len)
+{
+	uint64_t first = off & ~4095ULL, i, npages, run = 0, start = 0;
+	unsigned char *vec;
+	void *map;
+
+	npages = (off + len - first + 4095) / 4096;
+	if (!npages)
+		return;
+	map = mmap(NULL, npages * 4096, PROT_READ, MAP_SHARED, fd, (off_t)first);
+	if (map == MAP_FAILED)
+		return;
+	vec = malloc(npages);
+	if (!vec || mincore(map, npages * 4096, vec) < 0) {
+		free(vec);
+		munmap(map, npages * 4096);
+		return;
+	}
+	munmap(map, npages * 4096);
+	for (i = 0; i <= npages; i++) {
+		if (i < npages && !(vec[i] & 1)) {
+			if (!run++)
+				start = i;
+			continue;
+		}
+		if (run) {
+			uint64_t a = first + start * 4096, b = first + (start + run) * 4096;
+			uint64_t got;
+
+			if (a < off)
+				a = off;
+			if (b > off + len)
+				b = off + len;
+			got = read_with(c, fd, a, b - a, BP_READ_PREAD);
+			c->st->refetched += got;
+		}
+		run = 0;
+	}
+	free(vec);
+}
+
+/* Read [off, off + len) of fd as configured; bytes issued synchronously. */
+static uint64_t read_range(struct rctx *c, int fd, uint64_t off, uint64_t len, uint64_t tag)
+{
+	if (c->pass == 2) {
+		refetch(c, fd, off, len);
+		return 0;
+	}
+	if (c->o->method == BP_READ_URING && c->u) {
+		uring_range(c, fd, off, len, tag);
+		return 0;
+	}
+	return read_with(c, fd, off, len,
+			 c->o->method == BP_READ_URING ? BP_READ_PREAD : c->o->method);
 }
 
 static int hash_init(struct rctx *c, uint32_t nfiles)
@@ -202,6 +377,20 @@ static void evict_lru(struct rctx *c)
 	for (i = 1; i < c->nslots; i++)
 		if (c->slots[i].used < c->slots[lru].used)
 			lru = i;
+	/*
+	 * Queued io_uring reads name the descriptor by number: it is closed
+	 * once they are submitted (the kernel then holds the file), so that a
+	 * batch is not cut at every eviction.
+	 */
+	if (c->u && bp_uring_queued(c->u)) {
+		if (c->nzombies == URING_BATCH)
+			uring_submit(c);
+		if (bp_uring_queued(c->u)) {
+			c->zombies[c->nzombies++] = c->slots[lru].fd;
+			c->slots[lru] = c->slots[--c->nslots];
+			return;
+		}
+	}
 	close(c->slots[lru].fd);
 	c->slots[lru] = c->slots[--c->nslots];
 }
@@ -243,7 +432,7 @@ static int open_file(struct rctx *c, const struct bp_pack_entry *e, struct slot 
 		close(fd);
 		return FS_STALE;
 	}
-	if (c->o->method == BP_READ_PREAD)
+	if (c->o->method == BP_READ_PREAD || c->o->method == BP_READ_URING)
 		posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);	/* read what we ask, no more */
 
 	if (c->nslots == c->maxslots)
@@ -291,7 +480,7 @@ struct pending {
 static void flush(struct rctx *c, struct pending *pd)
 {
 	if (pd->len)
-		c->st->bytes += read_range(c, pd->fd, pd->off, pd->len);
+		c->st->bytes += read_range(c, pd->fd, pd->off, pd->len, pd->path_off);
 	pd->len = 0;
 	pd->fd = -1;
 }
@@ -310,14 +499,16 @@ static void read_entries(struct rctx *c, const struct bp_pack *p)
 		if (bp_pack_entry(p, i, &e) < 0)
 			break;
 		if (e.budget_pos > c->budget || out_of_time(c)) {
-			c->st->cut++;
+			if (c->pass == 1)
+				c->st->cut++;
 			continue;
 		}
 		if (pd.fd >= 0 && pd.path_off != e.path_off)
 			flush(c, &pd);	/* before open_file() may close its descriptor */
 		state = hash_state(c, e.path_off);
 		if (*state != FS_UNKNOWN && *state != FS_OK) {
-			count_skip(c->st, *state);
+			if (c->pass == 1)
+				count_skip(c->st, *state);
 			continue;
 		}
 		s = find_slot(c, e.path_off);
@@ -325,8 +516,9 @@ static void read_entries(struct rctx *c, const struct bp_pack *p)
 			int r = open_file(c, &e, &s);
 
 			if (r != FS_OK) {
+				if (*state == FS_UNKNOWN)
+					count_skip(c->st, r);
 				*state = (uint8_t)r;
-				count_skip(c->st, r);
 				continue;
 			}
 			if (*state == FS_UNKNOWN)
@@ -334,7 +526,8 @@ static void read_entries(struct rctx *c, const struct bp_pack *p)
 			*state = FS_OK;
 		}
 		s->used = ++c->tick;
-		c->st->entries++;
+		if (c->pass == 1)
+			c->st->entries++;
 		if (e.offset >= s->size)
 			continue;
 		len = e.length < s->size - e.offset ? e.length : s->size - e.offset;
@@ -355,7 +548,7 @@ static void read_meta(struct rctx *c, const struct bp_pack *p, int devfd)
 {
 	uint32_t i, n = bp_pack_nmeta(p);
 
-	if (c->o->method == BP_READ_PREAD)
+	if (c->o->method == BP_READ_PREAD || c->o->method == BP_READ_URING)
 		posix_fadvise(devfd, 0, 0, POSIX_FADV_RANDOM);
 	for (i = 0; i < n; i++) {
 		struct bp_pack_meta m;
@@ -364,13 +557,14 @@ static void read_meta(struct rctx *c, const struct bp_pack *p, int devfd)
 		if (bp_pack_meta(p, i, &m) < 0)
 			break;
 		if (m.budget_pos > c->budget || out_of_time(c)) {
-			c->st->cut++;
+			if (c->pass == 1)
+				c->st->cut++;
 			continue;
 		}
-		got = read_range(c, devfd, m.offset, m.length);
-		c->st->meta_bytes += got;
-		c->st->bytes += got;
-		c->st->meta_ranges++;
+		got = read_range(c, devfd, m.offset, m.length, TAG_META);
+		count_bytes(c, TAG_META, got);
+		if (c->pass == 1)
+			c->st->meta_ranges++;
 	}
 }
 
@@ -399,6 +593,12 @@ static int meta_device(struct rctx *c, const struct bp_pack_info *in, int uuid_c
 
 static void free_ctx(struct rctx *c)
 {
+	uring_drain(c);
+	bp_uring_close(c->u);
+	while (c->nzombies)
+		close(c->zombies[--c->nzombies]);
+	if (c->devfd >= 0)
+		close(c->devfd);
 	while (c->nslots)
 		close(c->slots[--c->nslots].fd);
 	free(c->slots);
@@ -431,6 +631,8 @@ int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 	c.compat = in->feature_compat;
 	c.have_openat2 = 1;
 	c.nullfd = -1;
+	c.devfd = -1;
+	c.pass = 1;
 	c.rootfd = open(o->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (c.rootfd < 0 || fstat(c.rootfd, &rst) < 0) {
 		rc = -errno;
@@ -460,7 +662,7 @@ int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 	 * max(max_sectors_kb, read_ahead_kb) of the device per call: chunk at that.
 	 */
 	c.chunk = BP_READER_CHUNK;
-	if (o->method != BP_READ_PREAD) {
+	if (o->method == BP_READ_READAHEAD || o->method == BP_READ_FADVISE) {
 		uint64_t cap = bp_reader_ra_cap(major(c.root_dev), minor(c.root_dev));
 
 		if (cap >= 4096 && cap < c.chunk)
@@ -478,9 +680,9 @@ int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 		*why = "out of memory";
 		goto out;
 	}
-	c.nullfd = -1;
+	/* pread, and the second pass of the asynchronous methods */
+	c.nullfd = bp_reader_open_null();
 	if (o->method == BP_READ_PREAD) {
-		c.nullfd = bp_reader_open_null();
 		c.buf = malloc(BP_READER_CHUNK);
 		if (!c.buf) {
 			rc = -ENOMEM;
@@ -490,20 +692,34 @@ int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 	}
 
 	if (bp_pack_nmeta(p)) {
-		int devfd = -1;
-
 		if (o->no_meta)
 			st->why_meta = "--no-meta";
 		else
-			devfd = meta_device(&c, in, uuid_checked);
-		if (devfd >= 0) {
-			read_meta(&c, p, devfd);
-			close(devfd);
-		} else {
+			c.devfd = meta_device(&c, in, uuid_checked);
+		if (c.devfd < 0)
 			st->meta_skipped = 1;
-		}
 	}
+	if (o->ready)
+		o->ready();
+	if (o->method == BP_READ_URING) {
+		int r = bp_uring_open(&c.u, URING_ENTRIES, BP_READER_CHUNK);
+
+		if (r < 0)
+			st->uring_errno = -r;	/* read with pread instead */
+	}
+	if (bp_pack_nmeta(p) && c.devfd >= 0)
+		read_meta(&c, p, c.devfd);
+	if (c.u)
+		uring_submit(&c);	/* the metadata first: file lookups need it */
 	read_entries(&c, p);
+	uring_drain(&c);
+	if (o->method == BP_READ_READAHEAD || o->method == BP_READ_FADVISE) {
+		/* nothing silently dropped: what is not resident now is read again */
+		c.pass = 2;
+		if (c.devfd >= 0)
+			read_meta(&c, p, c.devfd);
+		read_entries(&c, p);
+	}
 out:
 	free_ctx(&c);
 	st->elapsed_ms = bp_reader_now_ms() - c.t0;

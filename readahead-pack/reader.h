@@ -21,12 +21,14 @@
 #define BP_READER_CHUNK		(1U << 20)	/* bytes per read call */
 #define BP_READER_MAX_FDS	64		/* default cap on open file descriptors */
 #define BP_READER_MAX_MS_INIT	60000		/* default --max-ms as init= */
+#define BP_READER_MAX_HEAD_START 2000		/* --head-start-ms at most */
 
 /* How ranges are read (--method); see readahead-pack/BENCH.md. */
 enum bp_read_method {
 	BP_READ_PREAD = 0,	/* synchronous: sendfile(2) to /dev/null (no copy), else pread(2) */
 	BP_READ_READAHEAD,	/* readahead(2), chunked */
 	BP_READ_FADVISE,	/* posix_fadvise(POSIX_FADV_WILLNEED), chunked */
+	BP_READ_URING,		/* io_uring reads, batched: large merged requests */
 };
 
 /* I/O priority (--ioprio); real-time is never used. */
@@ -55,6 +57,7 @@ struct bp_reader_opts {
 	enum bp_log_target log;
 	unsigned int load_flags;	/* BP_PACK_LOAD_* */
 	int no_meta;		/* do not read metadata through the block device */
+	void (*ready)(void);	/* called once the root and the device are open, before reading */
 };
 
 struct bp_reader_stats {
@@ -69,12 +72,14 @@ struct bp_reader_stats {
 	uint64_t missing;	/* entries of files that could not be opened */
 	uint64_t cut;		/* ranges left out by the (scaled) budget or --max-ms */
 	uint64_t errors;	/* read errors */
+	uint64_t refetched;	/* bytes not resident after an asynchronous pass, read again */
 	uint64_t budget;	/* effective budget in bytes */
 	uint64_t elapsed_ms;
 	int meta_skipped;	/* 1: metadata ranges not read (no device), see why_meta */
 	const char *why_meta;
 	char meta_dev[96];	/* how the device node was found, when read */
 	int timed_out;		/* --max-ms reached */
+	int uring_errno;	/* --method=uring: io_uring_setup(2) failed with this, pread used */
 };
 
 /* reader-io.c: read the pack's ranges below o->root. */
@@ -99,6 +104,24 @@ int bp_reader_open_blockdev(unsigned int major, unsigned int minor, char *how, s
 /* A node of that type and number in a private tmpfs, opened with flags. */
 int bp_reader_private_node(mode_t type, dev_t dev, int flags);
 
+/* reader-uring.c: a minimal io_uring of reads into one scratch buffer. */
+struct bp_uring;
+struct bp_uring_req {
+	int fd;
+	int32_t res;		/* bytes read or -errno, once completed */
+	uint32_t len;
+	uint64_t off;
+	uint64_t tag;		/* the caller's */
+};
+int bp_uring_open(struct bp_uring **ret, unsigned int entries, size_t buflen);
+void bp_uring_close(struct bp_uring *u);
+int bp_uring_queue_read(struct bp_uring *u, int fd, uint64_t off, uint32_t len, uint64_t tag);
+int bp_uring_submit(struct bp_uring *u);
+unsigned int bp_uring_reap(struct bp_uring *u, unsigned int wait_nr, struct bp_uring_req *done,
+			   unsigned int ndone);
+unsigned int bp_uring_inflight(const struct bp_uring *u);	/* queued or in flight */
+unsigned int bp_uring_queued(const struct bp_uring *u);		/* not yet submitted */
+
 /* reader-cmdline.c: the kernel command line and /etc/bootpack.conf. */
 struct bp_reader_cmdline {
 	int off;		/* bootpack=off */
@@ -112,11 +135,12 @@ struct bp_reader_conf {
 	char init[256];
 	uint64_t max_ms;
 	uint64_t budget;
+	uint64_t head_start_ms;
 	unsigned int max_fds;
 	int log;		/* enum bp_log_target, -1 if unset */
 	int method;		/* enum bp_read_method, -1 if unset */
 	int ioprio;		/* enum bp_read_ioprio, -1 if unset */
-	int has_max_ms, has_budget, has_max_fds;
+	int has_max_ms, has_budget, has_max_fds, has_head_start;
 };
 void bp_reader_conf_init(struct bp_reader_conf *c);
 /* 0, or -EINVAL with *line set to the first bad line (which is skipped). */
