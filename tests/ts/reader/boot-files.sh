@@ -83,10 +83,18 @@ run_in_initramfs() {	# SCRIPT: with /sbin/bootpack-read = this build, in a priva
 		*) sh "$3" ;;						# scripts are run
 		esac' sh "$READER" "$mnt" "$1" >"$BP_TMPDIR/initramfs.log" 2>&1 ||
 		{ cat "$BP_TMPDIR/initramfs.log"; bp_fail "$1 failed"; }
-	for f in "${files[@]}"; do
-		[ "$("$RD_HELPERS/bp-mincore" -m "$mnt$f" 0 "$(stat -c %s "$mnt$f")")" = 0 ] ||
-			bp_fail "$1: $f not resident"
+	# The script returned at once (--background); the reading child ends later.
+	local n f missing
+	for ((n = 0; n < 200; n++)); do
+		missing=0
+		for f in "${files[@]}"; do
+			[ "$("$RD_HELPERS/bp-mincore" -m "$mnt$f" 0 "$(stat -c %s "$mnt$f")")" = 0 ] ||
+				missing=$((missing + 1))
+		done
+		[ $missing = 0 ] && break
+		sleep 0.1
 	done
+	[ $missing = 0 ] || bp_fail "$1: $missing files not resident 20 s later"
 }
 run_in_initramfs "$b/initramfs-tools/scripts/init-bottom/bootpack"
 run_in_initramfs "$b/dracut/90bootpack/bootpack-read.sh"

@@ -48,7 +48,9 @@ rd_read_sectors() {
 	awk '{print $3}' "/sys/block/$(basename "$1")/stat"
 }
 
-# rd_standin PATH MARK: a stand-in init. It records its PID in MARK, waits
+# rd_standin PATH MARK: a stand-in init. It records in MARK its PID, its
+# arguments, "at-start:1" if another process of its PID namespace (the
+# reader) was running when it started, else "at-start:0", then waits
 # (at most 20 s) until every other process of its PID namespace has ended or
 # is a zombie, then appends "others-done" or "others-running" to MARK.
 rd_standin() {
@@ -56,6 +58,16 @@ rd_standin() {
 	#!/bin/bash
 	echo "\$\$" >"$2"
 	echo "args:\$*" >>"$2"
+	others=0
+	for d in /proc/[0-9]*; do
+		p=\${d#/proc/}
+		[ "\$p" = "\$\$" ] && continue
+		st=
+		read -r st 2>/dev/null <"\$d/stat" || continue
+		st=\${st##*) }
+		[ "\${st%% *}" = Z ] || others=1
+	done
+	echo "at-start:\$others" >>"$2"
 	for ((n = 0; n < 400; n++)); do
 		others=0
 		for d in /proc/[0-9]*; do

@@ -19,7 +19,7 @@ rd_make_pack "$img" "$pack" /etc/passwd /etc/hostname /usr/bin/bash /etc/group
 bp_loop_attach "$img" loop
 bp_mount "$loop" "$BP_TMPDIR/mnt"
 echo changed >>"$BP_TMPDIR/mnt/etc/group"
-for m in pread readahead fadvise; do
+for m in uring pread readahead fadvise; do
 	bp_expect_exit 0 valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=all \
 		--errors-for-leak-kinds=all "$READER" --no-exec --log=stderr --config=none \
 		--pack "$pack" --root "$BP_TMPDIR/mnt" --method=$m

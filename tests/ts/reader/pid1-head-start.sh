@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# --head-start-ms as PID 1 (PID namespace, stand-in init): with a fast disk
+# init starts once the reader is done; with a disk slowed to 1 MiB/s (blkio
+# throttling of the loop device in a cgroup of our own) init starts while
+# the reader still reads: the head start is a deadline, never a wait for
+# the disk. The stand-in notes whether the reader was running when it
+# started (an ordering, not a timing).
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
+. "$top_srcdir/tests/ts/reader/reader-lib.sh"
+
+bp_require_root
+bp_require_cmd unshare timeout debugfs losetup
+"${RD_UNSHARE[@]}" true 2>/dev/null || bp_skip "cannot create PID namespaces"
+cg=/sys/fs/cgroup/blkio
+[ -w "$cg/blkio.throttle.read_bps_device" ] ||
+	bp_skip "no cgroup v1 blkio controller to slow the disk down"
+
+img=$(bp_fixture ext4)
+mapfile -t files < <(awk '$2 ~ /^\/(usr|boot)\// {print $2}' "$img.files" | head -n 40)
+pack=$BP_TMPDIR/pack
+rd_make_pack "$img" "$pack" "${files[@]}"
+bp_loop_attach "$img" loop
+bp_mount "$loop" "$BP_TMPDIR/mnt" ro
+mark=$BP_TMPDIR/mark
+
+# Fast disk, a long head start: the reader is done when init starts.
+rd_cold "$loop"
+rd_pid1 "$mark" --pack "$pack" --root "$BP_TMPDIR/mnt" --head-start-ms=2000 --method=pread
+cat "$BP_TMPDIR/pid1.log"
+bp_grep '^at-start:0$' "$mark"
+bp_grep ' [1-9][0-9]* files, 0 skipped' "$BP_TMPDIR/pid1.log"
+
+# Without a head start init starts at once, the reader still running.
+rd_cold "$loop"
+rd_pid1 "$mark" --pack "$pack" --root "$BP_TMPDIR/mnt" --method=pread
+bp_grep '^at-start:1$' "$mark"
+
+# A slow disk: 1 MiB/s for processes of our cgroup. Init starts after the
+# 300 ms head start, while the reader still reads (it stops at --max-ms).
+grp=$cg/bp-test-$$
+mkdir "$grp"
+bp_on_exit "rmdir '$grp'"
+read -r maj min < <(stat -c '%t %T' "$loop")
+echo "$((16#$maj)):$((16#$min)) 1048576" >"$grp/blkio.throttle.read_bps_device"
+rd_cold "$loop"
+(
+	echo $BASHPID >"$grp/cgroup.procs"
+	rd_pid1 "$mark" --pack "$pack" --root "$BP_TMPDIR/mnt" --head-start-ms=300 \
+		--method=pread --max-ms=2000
+)
+cat "$BP_TMPDIR/pid1.log"
+bp_grep '^at-start:1$' "$mark"
+bp_grep 'stopped at --max-ms' "$BP_TMPDIR/pid1.log"
