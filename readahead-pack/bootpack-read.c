@@ -387,8 +387,8 @@ static void child_setup(enum bp_log_target log)
 {
 	int fd;
 
-	/* No /dev/kmsg nor /dev/console (no devtmpfs): a private node of our own. */
-	if (log == BP_LOGT_KMSG && !bp_rlog_is_open()) {
+	/* No /dev/kmsg (no devtmpfs): a private node of our own. */
+	if (log == BP_LOGT_KMSG && !bp_rlog_has_kmsg()) {
 		fd = bp_reader_private_node(S_IFCHR, makedev(1, 11), O_WRONLY);
 		if (fd >= 0)
 			bp_rlog_use_kmsg_fd(fd);

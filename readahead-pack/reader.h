@@ -154,8 +154,8 @@ int bp_reader_parse_log(const char *s);
 /* reader-log.c: one line at a time, with write(2); never fails, never blocks. */
 void bp_rlog_open(enum bp_log_target t);
 void bp_rlog_close(void);
-int bp_rlog_is_open(void);
-void bp_rlog_use_kmsg_fd(int fd);	/* log to this /dev/kmsg descriptor */
+int bp_rlog_has_kmsg(void);
+void bp_rlog_use_kmsg_fd(int fd);	/* log to this /dev/kmsg descriptor too */
 void bp_rlog(int pri, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define BP_RLOG_ERR	3
