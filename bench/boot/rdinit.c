@@ -3,11 +3,15 @@
  * rdinit.c --- start a boot bench reader as an init= wrapper
  */
 #include <fcntl.h>
+#include <sched.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,19 +28,21 @@ double rd_now_ms(void)
 
 void rd_log(const struct rd_opts *o, const char *fmt, ...)
 {
-	char msg[512];
+	char msg[512], line[600];
 	va_list ap;
-	int fd;
+	int fd, n;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "%s: %s\n", o->name, msg);
+	/* One write(2) per kernel log record. */
 	fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd >= 0) {
-		dprintf(fd, "<6>%s: %s\n", o->name, msg);
+	n = snprintf(line, sizeof(line), "<6>%s: %s\n", o->name, msg);
+	if (fd >= 0 && n > 0 && write(fd, line, (size_t)n) < 0)
+		fprintf(stderr, "%s: /dev/kmsg: write failed\n", o->name);
+	if (fd >= 0)
 		close(fd);
-	}
 }
 
 static void exec_init(const char *init, char **argv)
@@ -53,6 +59,27 @@ static void exec_init(const char *init, char **argv)
 		execv(fallback[i], argv);
 	}
 	_exit(127);
+}
+
+/*
+ * A bare init has nothing mounted: no /dev (so no /dev/kmsg, no node for
+ * the root's disk), no /sys. The reader mounts devtmpfs on /dev and sysfs
+ * on /sys in a private mount namespace of its own, which the booting
+ * system never sees; with no devtmpfs, a tmpfs with a /dev/kmsg node.
+ */
+static void private_mounts(void)
+{
+	int dev = access("/dev/kmsg", W_OK) != 0, sys = access("/sys/dev/block", F_OK) != 0;
+
+	if (!dev && !sys)
+		return;
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return;
+	if (dev && mount("devtmpfs", "/dev", "devtmpfs", MS_NOSUID | MS_NOEXEC, NULL) < 0 &&
+	    mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755") == 0)
+		mknod("/dev/kmsg", S_IFCHR | 0600, makedev(1, 11));
+	if (sys)
+		mount("sysfs", "/sys", "sysfs", MS_NOSUID | MS_NOEXEC | MS_NODEV, NULL);
 }
 
 void rd_start(int argc, char **argv, struct rd_opts *o)
@@ -95,8 +122,10 @@ void rd_start(int argc, char **argv, struct rd_opts *o)
 	argv += optind - 1;
 
 	pid = fork();
-	if (pid == 0)
+	if (pid == 0) {
+		private_mounts();
 		return;		/* the reader */
+	}
 	if (o->no_exec) {
 		if (pid < 0 || waitpid(pid, &status, 0) < 0)
 			exit(1);

@@ -53,22 +53,32 @@ static int by_physical(const void *a, const void *b)
 	return x->physical < y->physical ? -1 : x->physical > y->physical;
 }
 
-/* The device holding root, checked against the list's D line. */
+/*
+ * The device holding root: the list's D line if it is that device, else a
+ * node of our own (in the private /dev rdinit.c mounts in a bare init).
+ */
 static int open_device(void)
 {
+	static const char node[] = "/dev/.ureadahead-style-root";
 	struct stat root, dev;
-	int fd;
+	int fd = -1;
 
-	if (!list.device || stat(*opts.root ? opts.root : "/", &root) < 0)
+	if (stat(*opts.root ? opts.root : "/", &root) < 0)
 		return -1;
-	fd = open(list.device, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &dev) < 0 || !S_ISBLK(dev.st_mode) || dev.st_rdev != root.st_dev) {
-		rd_log(&opts, "%s does not hold the root: inode tables not preloaded", list.device);
+	if (list.device)
+		fd = open(list.device, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && (fstat(fd, &dev) < 0 || !S_ISBLK(dev.st_mode) || dev.st_rdev != root.st_dev)) {
 		close(fd);
-		return -1;
+		fd = -1;
 	}
+	if (fd < 0 && mknod(node, S_IFBLK | 0600, root.st_dev) == 0) {
+		fd = open(node, O_RDONLY | O_CLOEXEC);
+		unlink(node);
+		if (fd >= 0)
+			rd_log(&opts, "inode tables read through a private node");
+	}
+	if (fd < 0)
+		rd_log(&opts, "no node for the root's device: inode tables not preloaded");
 	return fd;
 }
 

@@ -6,7 +6,7 @@
 # reader every listed range is resident (mincore); after ureadahead-style
 # the inode tables it preloads are resident in the device's page cache too.
 # Each reader also runs as PID 1 of a PID namespace and execs the init it is
-# given at once, as PID 1.
+# given at once, as PID 1; and as the init of a bare root (nothing mounted).
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 . "$top_srcdir/tests/ts/reader/reader-lib.sh"
 bp_require_root
@@ -97,6 +97,54 @@ for reader in sreadahead-style ureadahead-style; do
 	bp_grep "^$reader: done: " "$BP_TMPDIR/pid1.log"
 	resident "$reader as PID 1"
 done
+
+# A bare init, as the bench guest boots: the fixture is the root (chroot) of
+# a new PID and mount namespace with an empty /dev, no /proc, no /sys. The
+# readers mount what they need in a private namespace: the kernel log gets
+# their lines, ureadahead-style reaches the root's disk, the root's /dev
+# stays empty.
+umount "$mnt"
+mount "$loop" "$mnt"
+mkdir -p "$mnt/dev" "$mnt/bare/lib"
+[ -z "$(ls -A "$mnt/dev")" ] && [ ! -e "$mnt/proc/self" ] && [ ! -e "$mnt/sys/dev" ] ||
+	bp_fail "the fixture's /dev, /proc or /sys is not bare"
+cp "$B/sreadahead-style" "$B/ureadahead-style" "$RD_HELPERS/bp-standin" "$mnt/bare/"
+grep -v '^D' "$BP_TMPDIR/list" >"$mnt/bare/list"	# no device named: find it
+interp=
+while read -r lib; do
+	cp -L "$lib" "$mnt/bare/lib/"
+	case $lib in */ld-linux*) interp=$lib ;; esac
+done < <(ldd "$RD_HELPERS/bp-standin" | grep -o '/[^ ]*' | sort -u)
+[ -n "$interp" ] || bp_fail "no ELF interpreter for bp-standin"
+mkdir -p "$mnt$(dirname "$interp")"
+[ -e "$mnt$interp" ] || cp -L "$interp" "$mnt$interp"
+sync
+for reader in sreadahead-style ureadahead-style; do
+	rd_cold "$loop"
+	rm -f "$mnt/bare/mark"
+	before=$(dmesg | wc -l)
+	rc=0
+	timeout 60 unshare --pid --fork --mount --propagation unchanged bash -c '
+		mount --make-rprivate "$1" || exit 1
+		exec env -i LD_LIBRARY_PATH=/bare/lib BP_MARK=/bare/mark "$(command -v chroot)" "$1" \
+			"/bare/$2" --init /bare/bp-standin --list /bare/list -- single
+	' bare "$mnt" "$reader" >"$BP_TMPDIR/pid1.out" 2>"$BP_TMPDIR/pid1.log" || rc=$?
+	cat "$BP_TMPDIR/pid1.log"
+	[ $rc -ne 124 ] || bp_fail "$reader in a bare root hung"
+	[ "$(head -n 1 "$mnt/bare/mark")" = 1 ] || bp_fail "$reader: init did not run as PID 1"
+	bp_grep '^args:single$' "$mnt/bare/mark"
+	bp_grep '^others-done$' "$mnt/bare/mark"
+	dmesg | tail -n +$((before + 1)) | grep -q "$reader: done: " ||
+		bp_fail "$reader: nothing in the kernel log"
+	[ -z "$(ls -A "$mnt/dev")" ] || bp_fail "the root's /dev was written to: $(ls -A "$mnt/dev")"
+	resident "$reader in a bare root"
+done
+bp_grep "^ureadahead-style: done: [1-9][0-9]* inode tables" "$BP_TMPDIR/pid1.log"
+while IFS=$'\t' read -r kind off len n; do
+	[ "$kind" = I ] && [ "$n" -gt 8 ] || continue
+	r=$("$RD_HELPERS/bp-mincore" -m "$loop" "$off" "$len")
+	[ "$r" -le $(((len / 4096) / 100)) ] || bp_fail "bare: inode table at $off: $r pages not resident"
+done <"$BP_TMPDIR/list"
 
 # A broken list: the reader says where, init still runs.
 printf 'D\t/dev/null\n/etc/passwd\tx\t1\t2\t3\n' >"$BP_TMPDIR/bad.list"
