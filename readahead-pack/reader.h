@@ -21,7 +21,7 @@
 #define BP_READER_CHUNK		(1U << 20)	/* bytes per read call */
 #define BP_READER_MAX_FDS	64		/* default cap on open file descriptors */
 #define BP_READER_MAX_MS_INIT	60000		/* default --max-ms as init= */
-#define BP_READER_MAX_HEAD_START 2000		/* --head-start-ms at most */
+#define BP_READER_MAX_HEAD_START 10000		/* --head-start-ms at most */
 
 /* How ranges are read (--method); see readahead-pack/BENCH.md. */
 enum bp_read_method {
