@@ -3,11 +3,31 @@
  * bootset.c --- the boot stream: trace ranges resolved to blocks, in read order
  *
  * Paths are resolved with libext2fs on this filesystem (the trace's phys
- * column is only a hint); generation and size must match the trace. Each
- * directory on a path comes before the files it names; an extent item's tree
- * slot before its data; indirect blocks of block-mapped items in iterator
- * visit order (d0..d11, IND, d12.., DIND, IND, ..). Holes, unwritten extents,
- * inline data and special inodes contribute nothing.
+ * column is only a hint); generation and size must match the trace. Holes,
+ * unwritten extents, inline data and special inodes contribute nothing.
+ *
+ * Order: first access, piece by piece. Each traced range of a file becomes
+ * a run of logical blocks with the rank of its first access; a file's runs
+ * are grouped into pieces of at least RL_MIN_PIECE_BYTES (a run smaller
+ * than that merges with the neighbour of the same file, in logical order,
+ * that the boot first read closest in time to it, until every piece is
+ * large enough or the file is one piece), and a piece takes the earliest
+ * rank of its runs. The stream is then every piece, directory and whole
+ * file by rank. What a piece needs comes just before its first data: the
+ * directories on the file's path (whole, at the first access of a file
+ * under them), the item's own xattr block, an extent item's new tree slot
+ * (at its first piece), and for block-mapped items every indirect block
+ * (IND, DIND, TIND) that maps a block of the piece and was not placed by an
+ * earlier piece, parents first. Untraced blocks of a file, and indirect
+ * blocks mapping only untraced blocks, are not in the stream: they stay.
+ *
+ * Why 64 KiB: measured in relayout/BENCH.md ("pieces"). Smaller pieces
+ * follow the boot more closely but a file of N pieces needs up to 2N+1
+ * extents (its untraced gaps stay behind), and a later whole-file read seeks
+ * once per piece; 64 KiB is the smallest size at which the extra lookahead
+ * the reader needs stays at a few pages per merged run while files keep a
+ * handful of extents, and it is what the kernel's first readahead window of
+ * a file covers (16 pages on 4 KiB pages).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -159,8 +179,9 @@ static int ind_cb(ext2_filsys fs _unused_, blk64_t *blocknr, e2_blkcnt_t blockcn
 {
 	struct ind_walk *w = priv;
 
+	/* Indirect blocks: lblk holds the level (1 IND, 2 DIND, 3 TIND). */
 	if (blockcnt < 0)
-		w->rc = push_run(w->it, &w->amap, 0, *blocknr, 1, RL_IND_MARK);
+		w->rc = push_run(w->it, &w->amap, (blk64_t)-blockcnt, *blocknr, 1, RL_IND_MARK);
 	else
 		w->rc = push_run(w->it, &w->amap, (blk64_t)blockcnt, *blocknr, 1, 0);
 	return w->rc ? BLOCK_ABORT : 0;
@@ -289,8 +310,8 @@ static errcode_t cov_add(struct rl_item *it, blk64_t a, blk64_t b)
 	return 0;
 }
 
-/* Logical blocks [a, b) of an extent item, minus what is already in the stream. */
-static errcode_t add_range(struct rl_stream *s, uint32_t idx, blk64_t a, blk64_t b)
+/* Logical blocks [a, b) of an item, traced at rank, minus what was traced before. */
+static errcode_t tr_add(struct rl_stream *s, uint32_t idx, blk64_t a, blk64_t b, uint64_t rank)
 {
 	struct rl_item *it = &s->items[idx];
 	size_t i;
@@ -306,7 +327,7 @@ static errcode_t add_range(struct rl_stream *s, uint32_t idx, blk64_t a, blk64_t
 		} else {
 			/* [a, ca) is new; the rest after cb handled recursively. */
 			if (cb < b) {
-				rc = add_range(s, idx, cb, b);
+				rc = tr_add(s, idx, cb, b, rank);
 				if (rc)
 					return rc;
 				it = &s->items[idx];
@@ -320,6 +341,18 @@ static errcode_t add_range(struct rl_stream *s, uint32_t idx, blk64_t a, blk64_t
 	rc = cov_add(it, a, b);
 	if (rc)
 		return rc;
+	if (grow((void **)&it->tr, &it->atr, it->ntr + 1, sizeof(*it->tr)))
+		return ENOMEM;
+	it->tr[it->ntr++] = (struct rl_trange){ .a = a, .b = b, .rank = rank };
+	return 0;
+}
+
+/* The mapped, initialized data blocks of [a, b) as segments. */
+static errcode_t push_data(struct rl_stream *s, uint32_t idx, blk64_t a, blk64_t b)
+{
+	size_t i;
+	errcode_t rc;
+
 	for (i = 0; i < s->items[idx].nmap; i++) {
 		const struct rl_run r = s->items[idx].map[i];
 		blk64_t lo = MAX(a, r.lblk), hi = MIN(b, r.lblk + r.len);
@@ -333,8 +366,212 @@ static errcode_t add_range(struct rl_stream *s, uint32_t idx, blk64_t a, blk64_t
 	return 0;
 }
 
-/* The directories on path (root first), each added whole the first time it is seen. */
-static errcode_t add_dirs(struct rl_stream *s, const char *path)
+/*
+ * Block-mapped item: the data blocks each indirect block maps, directly or
+ * through its children (visit order puts them right after it, up to the
+ * next indirect block of the same or a higher level).
+ */
+static errcode_t ind_coverage(struct rl_item *it)
+{
+	size_t i, k;
+
+	it->icov = calloc(2 * (it->nmap ? it->nmap : 1), sizeof(blk64_t));
+	if (!it->icov)
+		return ENOMEM;
+	for (i = 0; i < it->nmap; i++) {
+		blk64_t lo = ~(blk64_t)0, hi = 0;
+
+		if (it->map[i].uninit != RL_IND_MARK)
+			continue;
+		for (k = i + 1; k < it->nmap; k++) {
+			const struct rl_run *r = &it->map[k];
+
+			if (r->uninit == RL_IND_MARK) {
+				if (r->lblk >= it->map[i].lblk)
+					break;
+				continue;
+			}
+			lo = MIN(lo, r->lblk);
+			hi = MAX(hi, r->lblk + r->len);
+		}
+		if (lo < hi) {
+			it->icov[2 * i] = lo;
+			it->icov[2 * i + 1] = hi;
+		}
+	}
+	return 0;
+}
+
+/* A unit of the layout: a whole directory or file, or a piece of a file. */
+enum { PIECE_WHOLE, PIECE_RANGES };
+
+struct piece {
+	uint64_t rank;
+	size_t seq;		/* creation order: ties keep directories first */
+	uint32_t item;
+	uint8_t kind;
+	size_t first, n;	/* PIECE_RANGES: it->tr[first .. first + n) */
+};
+
+struct pieces {
+	struct piece *v;
+	size_t n, a;
+};
+
+static errcode_t piece_add(struct pieces *p, uint32_t item, int kind, uint64_t rank,
+			   size_t first, size_t n)
+{
+	if (grow((void **)&p->v, &p->a, p->n + 1, sizeof(*p->v)))
+		return ENOMEM;
+	p->v[p->n] = (struct piece){
+		.rank = rank, .seq = p->n, .item = item, .kind = (uint8_t)kind,
+		.first = first, .n = n,
+	};
+	p->n++;
+	return 0;
+}
+
+static int piece_cmp(const void *a, const void *b)
+{
+	const struct piece *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int tr_cmp(const void *a, const void *b)
+{
+	const struct rl_trange *x = a, *y = b;
+
+	return x->a < y->a ? -1 : x->a > y->a;
+}
+
+static uint64_t rank_dist(uint64_t x, uint64_t y)
+{
+	return x > y ? x - y : y - x;
+}
+
+#define NONE SIZE_MAX
+
+struct grp {
+	size_t first, n, prev, next;
+	blk64_t size;
+	uint64_t rank;
+};
+
+/*
+ * Group an item's traced ranges (sorted here by logical block) into pieces
+ * of at least minb blocks: a group too small merges with its logical
+ * neighbour whose first access is closest in time, then is looked at again.
+ * Linear: every step merges two groups or moves on.
+ */
+static errcode_t make_pieces(struct pieces *p, uint32_t idx, struct rl_item *it, blk64_t minb)
+{
+	size_t n = it->ntr, i, head = 0, cur = 0;
+	struct grp *g;
+	errcode_t rc = 0;
+
+	if (!n)
+		return 0;
+	qsort(it->tr, n, sizeof(*it->tr), tr_cmp);
+	g = malloc(n * sizeof(*g));
+	if (!g)
+		return ENOMEM;
+	for (i = 0; i < n; i++)
+		g[i] = (struct grp){
+			.first = i, .n = 1, .prev = i ? i - 1 : NONE, .next = i + 1 < n ? i + 1 : NONE,
+			.size = it->tr[i].b - it->tr[i].a, .rank = it->tr[i].rank,
+		};
+	while (cur != NONE) {
+		struct grp *x = &g[cur];
+		size_t q;
+
+		if (x->size >= minb || (x->prev == NONE && x->next == NONE)) {
+			cur = x->next;
+			continue;
+		}
+		if (x->prev == NONE)
+			q = x->next;
+		else if (x->next == NONE)
+			q = x->prev;
+		else
+			q = rank_dist(x->rank, g[x->prev].rank) <= rank_dist(x->rank, g[x->next].rank) ?
+				    x->prev : x->next;
+		if (q == x->prev) {
+			g[q].next = x->next;
+			if (x->next != NONE)
+				g[x->next].prev = q;
+		} else {
+			g[q].first = x->first;
+			g[q].prev = x->prev;
+			if (x->prev != NONE)
+				g[x->prev].next = q;
+			else
+				head = q;
+		}
+		g[q].n += x->n;
+		g[q].size += x->size;
+		g[q].rank = MIN(g[q].rank, x->rank);
+		cur = q;
+	}
+	for (cur = head; cur != NONE && !rc; cur = g[cur].next)
+		rc = piece_add(p, idx, PIECE_RANGES, g[cur].rank, g[cur].first, g[cur].n);
+	free(g);
+	return rc;
+}
+
+/* Indirect blocks mapping a block of the piece, not yet in the stream (visit order). */
+static errcode_t push_inds(struct rl_stream *s, const struct piece *pc)
+{
+	struct rl_item *it = &s->items[pc->item];
+	size_t i, k;
+	errcode_t rc;
+
+	for (i = 0; i < it->nmap; i++) {
+		blk64_t lo = it->icov[2 * i], hi = it->icov[2 * i + 1];
+		int hit = 0;
+
+		if (it->map[i].uninit != RL_IND_MARK || lo >= hi)
+			continue;
+		for (k = pc->first; k < pc->first + pc->n && !hit; k++)
+			hit = it->tr[k].a < hi && it->tr[k].b > lo;
+		if (!hit)
+			continue;
+		rc = rl_push_seg(s, pc->item, RL_SEG_IND, it->map[i].lblk, it->map[i].pblk, 1, 0, 0);
+		if (rc)
+			return rc;
+		it = &s->items[pc->item];
+		it->icov[2 * i] = it->icov[2 * i + 1] = 0;
+	}
+	return 0;
+}
+
+static errcode_t emit_piece(struct rl_stream *s, const struct piece *pc)
+{
+	size_t k;
+	errcode_t rc;
+
+	if (pc->kind == PIECE_WHOLE)
+		return add_whole(s, pc->item);
+	if (!s->items[pc->item].extents) {
+		rc = push_inds(s, pc);
+		if (rc)
+			return rc;
+	}
+	for (k = pc->first; k < pc->first + pc->n; k++) {
+		const struct rl_trange r = s->items[pc->item].tr[k];
+
+		rc = push_data(s, pc->item, r.a, r.b);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The directories on path (root first), each laid out whole the first time it is seen. */
+static errcode_t add_dirs(struct rl_stream *s, struct pieces *p, const char *path,
+			  uint64_t rank)
 {
 	char buf[BP_TRACE_PATH_MAX + 1];
 	size_t n = strlen(path), i;
@@ -366,7 +603,7 @@ static errcode_t add_dirs(struct rl_stream *s, const char *path)
 		if (s->items[idx].skipped)
 			continue;
 		s->dirs++;
-		rc = add_whole(s, idx);
+		rc = piece_add(p, idx, PIECE_WHOLE, rank, 0, 0);
 		if (rc)
 			return rc;
 	}
@@ -374,8 +611,9 @@ static errcode_t add_dirs(struct rl_stream *s, const char *path)
 }
 
 /* Resolve one traced file: -1 if unusable (counted as skipped), else its item. */
-static errcode_t resolve_file(struct rl_stream *s, const struct bp_trace_file *f,
-			      int whole_files, int *ret)
+static errcode_t resolve_file(struct rl_stream *s, struct pieces *p,
+			      const struct bp_trace_file *f, int whole_files, uint64_t rank,
+			      int *ret)
 {
 	struct ext2_inode_large inode;
 	ext2_ino_t ino;
@@ -406,7 +644,7 @@ static errcode_t resolve_file(struct rl_stream *s, const struct bp_trace_file *f
 		s->skipped[BP_RL_SKIP_CHANGED]++;
 		return 0;
 	}
-	rc = add_dirs(s, f->path);
+	rc = add_dirs(s, p, f->path, rank);
 	if (rc)
 		return rc;
 	rc = item_new(s, ino, 0, &idx);
@@ -417,8 +655,13 @@ static errcode_t resolve_file(struct rl_stream *s, const struct bp_trace_file *f
 		return 0;
 	}
 	s->files++;
-	if (whole_files || !s->items[idx].extents) {
-		rc = add_whole(s, idx);
+	if (whole_files) {
+		s->items[idx].whole = 1;
+		rc = piece_add(p, idx, PIECE_WHOLE, rank, 0, 0);
+		if (rc)
+			return rc;
+	} else if (!s->items[idx].extents) {
+		rc = ind_coverage(&s->items[idx]);
 		if (rc)
 			return rc;
 	}
@@ -426,13 +669,14 @@ static errcode_t resolve_file(struct rl_stream *s, const struct bp_trace_file *f
 	return 0;
 }
 
-errcode_t rl_stream_build(ext2_filsys fs, const struct bp_trace *t, int whole_files,
-			  struct rl_stream *s, struct bp_err *err)
+errcode_t rl_stream_build2(ext2_filsys fs, const struct bp_trace *t, int whole_files,
+			   uint64_t min_piece, struct rl_stream *s, struct bp_err *err)
 {
 	struct bp_trace_ref *refs = NULL;
+	struct pieces p = { 0 };
 	int *fidx = NULL;
 	size_t nrefs = 0, i;
-	blk64_t bs = fs->blocksize;
+	blk64_t bs = fs->blocksize, minb = MAX(1, DIV_ROUND_UP(min_piece, fs->blocksize));
 	errcode_t rc;
 
 	memset(s, 0, sizeof(*s));
@@ -449,6 +693,7 @@ errcode_t rl_stream_build(ext2_filsys fs, const struct bp_trace *t, int whole_fi
 		free(fidx);
 		return bp_err_lib(err, rc, "while ordering the trace ranges");
 	}
+	/* Resolve in first-access order; collect each file's traced blocks. */
 	for (i = 0; i < nrefs; i++) {
 		const struct bp_trace_file *f = refs[i].file;
 		const struct bp_trace_range *r = refs[i].range;
@@ -457,7 +702,7 @@ errcode_t rl_stream_build(ext2_filsys fs, const struct bp_trace *t, int whole_fi
 		blk64_t a, b;
 
 		if (fidx[fi] == -2) {
-			rc = resolve_file(s, f, whole_files, &fidx[fi]);
+			rc = resolve_file(s, &p, f, whole_files, i, &fidx[fi]);
 			if (rc) {
 				bp_err_lib(err, rc, "while resolving %s", f->path);
 				goto out;
@@ -470,9 +715,27 @@ errcode_t rl_stream_build(ext2_filsys fs, const struct bp_trace *t, int whole_fi
 			continue;
 		a = r->offset / bs;
 		b = DIV_ROUND_UP(MIN(r->offset + r->length, it->size), bs);
-		rc = add_range(s, (uint32_t)fidx[fi], a, b);
+		rc = tr_add(s, (uint32_t)fidx[fi], a, b, i);
 		if (rc) {
 			bp_err_lib(err, rc, "while adding the ranges of %s", f->path);
+			goto out;
+		}
+	}
+	/* Pieces of each file, then everything in first-access order. */
+	for (i = 0; i < s->nitems; i++) {
+		if (s->items[i].skipped || s->items[i].is_dir || s->items[i].whole)
+			continue;
+		rc = make_pieces(&p, (uint32_t)i, &s->items[i], minb);
+		if (rc) {
+			bp_err_lib(err, rc, "while grouping traced ranges");
+			goto out;
+		}
+	}
+	qsort(p.v, p.n, sizeof(*p.v), piece_cmp);
+	for (i = 0; i < p.n; i++) {
+		rc = emit_piece(s, &p.v[i]);
+		if (rc) {
+			bp_err_lib(err, rc, "while laying out the boot stream");
 			goto out;
 		}
 	}
@@ -492,9 +755,16 @@ errcode_t rl_stream_build(ext2_filsys fs, const struct bp_trace *t, int whole_fi
 		}
 	}
 out:
+	free(p.v);
 	free(refs);
 	free(fidx);
 	return rc;
+}
+
+errcode_t rl_stream_build(ext2_filsys fs, const struct bp_trace *t, int whole_files,
+			  struct rl_stream *s, struct bp_err *err)
+{
+	return rl_stream_build2(fs, t, whole_files, RL_MIN_PIECE_BYTES, s, err);
 }
 
 void rl_stream_free(struct rl_stream *s)
@@ -507,6 +777,8 @@ void rl_stream_free(struct rl_stream *s)
 		free(s->items[i].nmap_new);
 		free(s->items[i].segs);
 		free(s->items[i].cov);
+		free(s->items[i].tr);
+		free(s->items[i].icov);
 	}
 	free(s->items);
 	free(s->segs);

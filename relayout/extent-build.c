@@ -3,10 +3,15 @@
  * extent-build.c --- copy-on-write extent trees, committed by one inode write
  *
  * The new mapping is built in memory (old leaves with the moved ranges
- * remapped, coalesced), then written as a whole new tree: in i_block[] when
- * it has at most 4 extents, else full leaves in new blocks (checksummed with
- * ext2fs_extent_block_csum_set) under an index root in i_block[]. Live
- * extent blocks are never written; the single inode write is the commit
+ * remapped, coalesced), then written as a whole new tree of the smallest
+ * depth: in i_block[] when it has at most 4 extents (depth 0); else full
+ * leaves in new blocks under an index root in i_block[] (depth 1, up to 4
+ * leaves); else full leaves under full index blocks under the root (depth
+ * 2, up to 4 index blocks: 462,400 extents at 4 KiB, 28,224 at 1 KiB).
+ * Every new block is checksummed with ext2fs_extent_block_csum_set and
+ * written before B1, index blocks first, then leaves, all in the item's
+ * tree slot (just before its first data in the boot stream). Live extent
+ * blocks are never written; the single inode write is the commit
  * (relayout-safety.md §4.5.1-2). ext2fs_extent_set_bmap is never used.
  */
 #include <errno.h>
@@ -31,6 +36,37 @@ uint32_t rl_extent_leaves_needed(ext2_filsys fs, size_t n)
 	if (n <= RL_ROOT_MAX)
 		return 0;
 	return (uint32_t)DIV_ROUND_UP(n, per_block(fs));
+}
+
+/* Shape of the smallest tree for n extents. */
+struct shape {
+	uint32_t depth, leaves, index;	/* index: blocks of the middle level (depth 2) */
+};
+
+static int tree_shape(ext2_filsys fs, size_t n, struct shape *t)
+{
+	uint64_t epb = per_block(fs), l;
+
+	memset(t, 0, sizeof(*t));
+	if (n <= RL_ROOT_MAX)
+		return 0;
+	l = DIV_ROUND_UP(n, epb);
+	t->leaves = (uint32_t)l;
+	t->depth = 1;
+	if (l <= RL_ROOT_MAX)
+		return 0;
+	t->depth = 2;
+	t->index = (uint32_t)DIV_ROUND_UP(l, epb);
+	return t->index <= RL_ROOT_MAX ? 0 : -1;
+}
+
+uint32_t rl_extent_tree_blocks(ext2_filsys fs, size_t n)
+{
+	struct shape t;
+
+	if (tree_shape(fs, n, &t))
+		return RL_TREE_TOO_DEEP;
+	return t.leaves + t.index;
 }
 
 static int seg_cmp(const void *a, const void *b)
@@ -118,21 +154,57 @@ static void put_header(struct ext3_extent_header *eh, uint32_t entries, uint32_t
 	eh->eh_generation = 0;
 }
 
+static void put_index(struct ext3_extent_idx *x, blk64_t lblk, blk64_t blk)
+{
+	x->ei_block = ext2fs_cpu_to_le32((uint32_t)lblk);
+	x->ei_leaf = ext2fs_cpu_to_le32((uint32_t)(blk & 0xffffffffULL));
+	x->ei_leaf_hi = ext2fs_cpu_to_le16((uint16_t)(blk >> 32));
+	x->ei_unused = 0;
+}
+
+/* First logical block of leaf l. */
+static blk64_t leaf_lblk(ext2_filsys fs, const struct rl_item *it, uint32_t l)
+{
+	return it->nmap_new[(size_t)l * per_block(fs)].lblk;
+}
+
+/*
+ * The tree slot holds the index blocks (depth 2), then the leaves; the
+ * root in i_block[] points to the first level of it.
+ */
 errcode_t rl_extent_write_leaves(ext2_filsys fs, const struct rl_stream *s,
 				 const struct rl_item *it, uint64_t *writes)
 {
 	uint32_t epb = per_block(fs), l;
-	blk64_t dst;
+	struct shape t;
+	blk64_t dst, leaf0;
 	char *buf;
 	errcode_t rc = 0;
 
 	if (!it->new_leaves)
 		return 0;
+	if (tree_shape(fs, it->nnew, &t) || t.leaves + t.index != it->new_leaves)
+		return EXT2_ET_EXTENT_NO_SPACE;	/* the plan and the map disagree */
 	dst = s->segs[it->tree_seg].dst;
+	leaf0 = dst + t.index;
 	rc = ext2fs_get_memalign(fs->blocksize, fs->blocksize, &buf);
 	if (rc)
 		return rc;
-	for (l = 0; l < it->new_leaves && !rc; l++) {
+	for (l = 0; l < t.index && !rc; l++) {
+		struct ext3_extent_header *eh = (struct ext3_extent_header *)buf;
+		struct ext3_extent_idx *x = (struct ext3_extent_idx *)(eh + 1);
+		uint32_t first = l * epb, cnt = MIN(epb, t.leaves - first), i;
+
+		memset(buf, 0, fs->blocksize);
+		put_header(eh, cnt, epb, 1);
+		for (i = 0; i < cnt; i++)
+			put_index(&x[i], leaf_lblk(fs, it, first + i), leaf0 + first + i);
+		rc = ext2fs_extent_block_csum_set(fs, it->ino, eh);
+		if (!rc)
+			rc = io_channel_write_blk64(fs->io, dst + l, 1, buf);
+		(*writes)++;
+	}
+	for (l = 0; l < t.leaves && !rc; l++) {
 		struct ext3_extent_header *eh = (struct ext3_extent_header *)buf;
 		struct ext3_extent *x = (struct ext3_extent *)(eh + 1);
 		size_t first = (size_t)l * epb, cnt = MIN((size_t)epb, it->nnew - first), i;
@@ -143,7 +215,7 @@ errcode_t rl_extent_write_leaves(ext2_filsys fs, const struct rl_stream *s,
 			put_extent(&x[i], &it->nmap_new[first + i]);
 		rc = ext2fs_extent_block_csum_set(fs, it->ino, eh);
 		if (!rc)
-			rc = io_channel_write_blk64(fs->io, dst + l, 1, buf);
+			rc = io_channel_write_blk64(fs->io, leaf0 + l, 1, buf);
 		(*writes)++;
 	}
 	ext2fs_free_mem(&buf);
@@ -157,8 +229,11 @@ errcode_t rl_extent_commit(ext2_filsys fs, const struct rl_stream *s, const stru
 	struct ext3_extent_header *eh;
 	uint32_t epb = per_block(fs), i;
 	blk64_t oldtree = it->ntree;
+	struct shape t;
 	errcode_t rc;
 
+	if (tree_shape(fs, it->nnew, &t) || t.leaves + t.index != it->new_leaves)
+		return EXT2_ET_EXTENT_NO_SPACE;
 	rc = ext2fs_read_inode_full(fs, it->ino, (struct ext2_inode *)&inode, sizeof(inode));
 	if (rc)
 		return rc;
@@ -166,7 +241,7 @@ errcode_t rl_extent_commit(ext2_filsys fs, const struct rl_stream *s, const stru
 		return EXT2_ET_INODE_NOT_EXTENT;
 	memset(inode.i_block, 0, sizeof(inode.i_block));
 	eh = (struct ext3_extent_header *)inode.i_block;
-	if (!it->new_leaves) {
+	if (!t.depth) {
 		struct ext3_extent *x = (struct ext3_extent *)(eh + 1);
 
 		put_header(eh, (uint32_t)it->nnew, RL_ROOT_MAX, 0);
@@ -175,16 +250,11 @@ errcode_t rl_extent_commit(ext2_filsys fs, const struct rl_stream *s, const stru
 	} else {
 		struct ext3_extent_idx *x = (struct ext3_extent_idx *)(eh + 1);
 		blk64_t dst = s->segs[it->tree_seg].dst;
+		uint32_t top = t.depth == 1 ? t.leaves : t.index;
 
-		put_header(eh, it->new_leaves, RL_ROOT_MAX, 1);
-		for (i = 0; i < it->new_leaves; i++) {
-			blk64_t leaf = dst + i;
-
-			x[i].ei_block = ext2fs_cpu_to_le32((uint32_t)it->nmap_new[(size_t)i * epb].lblk);
-			x[i].ei_leaf = ext2fs_cpu_to_le32((uint32_t)(leaf & 0xffffffffULL));
-			x[i].ei_leaf_hi = ext2fs_cpu_to_le16((uint16_t)(leaf >> 32));
-			x[i].ei_unused = 0;
-		}
+		put_header(eh, top, RL_ROOT_MAX, t.depth);
+		for (i = 0; i < top; i++)
+			put_index(&x[i], leaf_lblk(fs, it, t.depth == 1 ? i : i * epb), dst + i);
 	}
 	if (oldtree > it->new_leaves)
 		rc = ext2fs_iblk_sub_blocks(fs, (struct ext2_inode *)&inode,

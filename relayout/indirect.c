@@ -2,12 +2,19 @@
 /*
  * indirect.c --- copy-on-write switch of a block-mapped item
  *
- * The item moves whole, indirect blocks included, and their raw copies are
- * durable before this runs. ext2fs_block_iterate3 calls us for an indirect
- * block before it reads it: we return the new copy, the iterator rewrites
- * that copy's child pointers and writes it (never the live one), and the
- * inode, written once at the end, is the commit (relayout-safety.md §4.5.3).
- * Every intermediate on-disk state references good copies only.
+ * The traced data blocks of the item move, and with them every indirect
+ * block mapping one of them (bootset.c); raw copies are durable before this
+ * runs. ext2fs_block_iterate3 calls us for an indirect block before it
+ * reads it: for a moved one we return the new copy, the iterator rewrites
+ * that copy's child pointers and writes it (never the live one). Every
+ * indirect block on the path of a moved data block moves too, so boot-set
+ * moves never write a live indirect block. Eviction (evict.c) moves data
+ * blocks alone: their indirect blocks stay and get the changed pointers
+ * rewritten in place, which is safe too: each 4-byte pointer
+ * lies in one sector and both its old and new targets hold the data until
+ * after B2, so any torn or reordered subset of these writes is a valid
+ * mapping (relayout-safety.md §0.2). The inode, written at the end, commits
+ * the rest (relayout-safety.md §4.5.3).
  */
 #include <errno.h>
 

@@ -155,8 +155,8 @@ static errcode_t layout(struct rl_stream *s, blk64_t start, int *changed)
 		rc = rl_extent_new_map(s->fs, s, it);
 		if (rc)
 			return rc;
-		leaves = rl_extent_leaves_needed(s->fs, it->nnew);
-		if (leaves > 4) {
+		leaves = rl_extent_tree_blocks(s->fs, it->nnew);
+		if (leaves == RL_TREE_TOO_DEEP) {
 			skip_item(s, it, BP_RL_SKIP_TOO_FRAGMENTED);
 			*changed = 1;
 			continue;

@@ -50,7 +50,7 @@ enum bp_rl_skip {
 	BP_RL_SKIP_CHANGED,	/* generation or size differs from the trace */
 	BP_RL_SKIP_NOT_REGULAR,	/* not a regular file (or special inode) */
 	BP_RL_SKIP_NO_BLOCKS,	/* inline data, empty, holes or unwritten only */
-	BP_RL_SKIP_TOO_FRAGMENTED,	/* new extent tree would need depth > 1 */
+	BP_RL_SKIP_TOO_FRAGMENTED,	/* new extent tree would need depth > 2 */
 	BP_RL_SKIP_ABOVE_32BIT,	/* block-mapped file, region above 2^32 */
 	BP_RL_SKIP_IN_PLACE,	/* already where the plan puts it */
 	BP_RL_SKIP_NR,

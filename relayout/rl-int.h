@@ -35,6 +35,19 @@ struct rl_seg {
 	blk64_t dst;		/* planned physical start */
 };
 
+/* A traced range of logical blocks [a, b) of an item, first read at rank. */
+struct rl_trange {
+	blk64_t a, b;
+	uint64_t rank;		/* position of its trace range in first-access order */
+};
+
+/*
+ * Smallest piece of a file the layout places on its own, in bytes: traced
+ * ranges of a file smaller than this are merged with a neighbour of the
+ * same file (bootset.c, man/bootpack-relayout.8).
+ */
+#define RL_MIN_PIECE_BYTES (64u << 10)
+
 /* A run of a file's logical→physical mapping (an extent leaf entry). */
 struct rl_run {
 	blk64_t lblk, pblk;
@@ -61,6 +74,10 @@ struct rl_item {
 	size_t nsegs, asegs;
 	blk64_t *cov;		/* covered logical intervals [cov[2i], cov[2i+1]) */
 	size_t ncov, acov;
+	struct rl_trange *tr;	/* traced block ranges, disjoint (bootset.c) */
+	size_t ntr, atr;
+	blk64_t *icov;		/* block-mapped: data covered by map[i] if an indirect
+				   block, [icov[2i], icov[2i+1]); emptied once placed */
 };
 
 struct rl_stream {
@@ -85,6 +102,9 @@ errcode_t rl_open(const char *device, io_manager io, int rw, ext2_filsys *ret,
 /* bootset.c */
 errcode_t rl_stream_build(ext2_filsys fs, const struct bp_trace *t, int whole_files,
 			  struct rl_stream *s, struct bp_err *err);
+/* As rl_stream_build, with another minimum piece (bytes; benchmarks). */
+errcode_t rl_stream_build2(ext2_filsys fs, const struct bp_trace *t, int whole_files,
+			   uint64_t min_piece, struct rl_stream *s, struct bp_err *err);
 void rl_stream_free(struct rl_stream *s);
 /* Physical runs of the stream as it is now (before) or as planned (after). */
 typedef void (*rl_run_fn)(void *ctx, blk64_t start, blk64_t len);
@@ -107,6 +127,9 @@ errcode_t rl_plan(struct rl_stream *s, const struct bp_relayout_opts *o, blk64_t
 /* extent-build.c */
 errcode_t rl_extent_new_map(ext2_filsys fs, struct rl_stream *s, struct rl_item *it);
 uint32_t rl_extent_leaves_needed(ext2_filsys fs, size_t nextents);
+/* Blocks of the smallest new tree (index + leaves), or RL_TREE_TOO_DEEP (depth > 2). */
+uint32_t rl_extent_tree_blocks(ext2_filsys fs, size_t nextents);
+#define RL_TREE_TOO_DEEP UINT32_MAX
 errcode_t rl_extent_write_leaves(ext2_filsys fs, const struct rl_stream *s,
 				 const struct rl_item *it, uint64_t *writes);
 errcode_t rl_extent_commit(ext2_filsys fs, const struct rl_stream *s, const struct rl_item *it,
