@@ -70,7 +70,7 @@ check_kind() {
 	bp_hash_files "$img" >"$BP_TMPDIR/h0"
 	bmap_ranges "$img" "$bs" "$A 0 $a" >"$BP_TMPDIR/a0.map"
 
-	bp_expect_exit 0 "$BOOTPACK" relayout --no-undo --trace "$t" "$img"
+	bp_expect_exit 0 "$BOOTPACK" relayout --no-undo --pack "$BP_TMPDIR/$kind.pack" --trace "$t" "$img"
 	if grep -q "too-fragmented" "$BP_TMPDIR/out"; then
 		grep "too-fragmented" "$BP_TMPDIR/out"
 		grep -q "too-fragmented *0" "$BP_TMPDIR/out" || bp_fail "$kind: a file was skipped as too fragmented"
@@ -157,7 +157,24 @@ check_kind() {
 			(o >= 1048576 && o < 1310720) || o >= 2097152 }
 		!traced($2 * bs) && $3 != $6 { print k ": untraced block " $2 " of A moved"; bad = 1 }
 		END { exit bad }' || bp_fail "$kind: untraced data moved"
-	bp_info "$kind: region $first_all..$last, order and pieces as traced"
+	# 6. The pack relayout wrote: entries front to back in the region (debugfs
+	# says where each starts), holding exactly the traced bytes.
+	"$BOOTPACK" dump --json "$BP_TMPDIR/$kind.pack" | awk '
+		/"entries": \[/ { e = 1 }
+		e && /"path":/ { gsub(/[",]/, "", $2); p = $2 }
+		e && /"offset":/ { gsub(/,/, "", $2); o = $2 }
+		e && /"length":/ { gsub(/,/, "", $2); l = $2 }
+		e && /"phys":/ { gsub(/,/, "", $2); print p, o, l, $2 }' >"$BP_TMPDIR/entries"
+	[ -s "$BP_TMPDIR/entries" ] || bp_fail "$kind: no pack entries"
+	mapfile -t sp < <(awk -v bs="$bs" '{ print $1, $2, bs }' "$BP_TMPDIR/entries")
+	bmap_ranges "$img" "$bs" "${sp[@]}" | paste -d' ' "$BP_TMPDIR/entries" - |
+		awk -v bs="$bs" -v k="$kind" -v want=$((131072 + 262144 + c + 262144 + 8192 + a - 2097152 + 131072)) '
+			$4 != $7 * bs + $2 % bs { print k ": pack entry " $1 "@" $2 " at " $4 ", debugfs says block " $7; bad = 1 }
+			NR > 1 && $4 <= last { print k ": pack entry " $1 "@" $2 " before the previous one"; bad = 1 }
+			{ last = $4; sum += $3 }
+			END { if (sum != want) { print k ": pack holds " sum " bytes, traced " want; bad = 1 }
+			      exit bad }' || bp_fail "$kind: pack not in region order or not what was traced"
+	bp_info "$kind: region $first_all..$last, order and pieces as traced, pack $(wc -l <"$BP_TMPDIR/entries") entries in order"
 }
 
 for kind in ${RL_KINDS:-ext4 ext4-1k ext3}; do
