@@ -6,7 +6,9 @@
 # a synthetic interleaving boot trace (seeded, so repeatable): programs and
 # libraries are opened one after the other, each read at its head (16-128
 # KiB), and most of them read again later, 1-3 ranges of 4-512 KiB at random
-# offsets, 1-60 opens after the head: file A's head, other files, A's tail.
+# offsets, 1-60 opens after the head: file A's head, other files, A's tail;
+# 30 % of the larger ones also take 8-32 single-page faults at random
+# offsets, 1-200 opens later (a mapped library).
 # Prints relayout/bench-layout's figures (the "pages ahead" a sequential
 # reader of the region needs, extents per file) for the layout as it is,
 # as planned with minimum pieces of 4 KiB to 1 MiB and "whole traced set of
@@ -22,9 +24,12 @@ SCALE=${BENCH_LAYOUT_SCALE:-4}
 TOOL=$top_builddir/relayout/bench-layout
 mkdir -p "$BENCH"
 
-img=$BENCH/layout-aged-$SIZE.img
+AGED=${BENCH_LAYOUT_AGED:-1}	# 0: a fresh (not aged) image, files in one extent
+aged=() name=layout
+if [ "$AGED" = 1 ]; then aged=(--aged) name=layout-aged; fi
+img=$BENCH/$name-$SIZE.img
 if [ ! -s "$img" ]; then
-	"$top_srcdir/fixtures/mkfixture.sh" --aged --size "$SIZE" --scale "$SCALE" \
+	"$top_srcdir/fixtures/mkfixture.sh" "${aged[@]}" --size "$SIZE" --scale "$SCALE" \
 		--bindir "$top_builddir/fixtures" ext4 "$img.tmp" >"$img.log" 2>&1 ||
 		{ cat "$img.log" >&2; bp_fail "mkfixture"; }
 	mv "$img.tmp.files" "$img.files"
@@ -57,6 +62,11 @@ for p, size in files:
             off = rnd.randrange(head, size) // 4096 * 4096
             ln = min(size - off, rnd.choice([4, 8, 16, 64, 128, 256, 512]) * K)
             ev[p].append((t + rnd.randint(1, 60) * 1000 + rnd.randint(1, 999), off, ln))
+    if size > head + 65536 and rnd.random() < 0.3:
+        # page faults of a mapped file: single pages here and there, later
+        for _ in range(rnd.randint(8, 32)):
+            off = rnd.randrange(head, size) // 4096 * 4096
+            ev[p].append((t + rnd.randint(1, 200) * 1000 + rnd.randint(1, 999), off, 4096))
 for p, rs in ev.items():
     taken = []
     out = []
@@ -79,8 +89,8 @@ for p, rs in ev.items():
 PY
 mapfile -t specs <"$BP_TMPDIR/specs"
 rl_mktrace "$img" "$BP_TMPDIR/trace" "${specs[@]}"
-cp "$BP_TMPDIR/trace" "$BENCH/layout.trace"
-echo "# image $img, ${#specs[@]} files, trace $BENCH/layout.trace"
+cp "$BP_TMPDIR/trace" "$img.trace"
+echo "# image $img, ${#specs[@]} files, trace $img.trace"
 
 "$TOOL" "$img" "$BP_TMPDIR/trace"
 for min in 4096 16384 65536 262144 1048576 1099511627776; do

@@ -8,11 +8,11 @@
  *
  * Order: first access, piece by piece. Each traced range of a file becomes
  * a run of logical blocks with the rank of its first access; a file's runs
- * are grouped into pieces of at least RL_MIN_PIECE_BYTES (a run smaller
- * than that merges with the neighbour of the same file, in logical order,
- * that the boot first read closest in time to it, until every piece is
- * large enough or the file is one piece), and a piece takes the earliest
- * rank of its runs. The stream is then every piece, directory and whole
+ * are cut into pieces of at least RL_MIN_PIECE_BYTES (a run smaller than
+ * that joins a logical neighbour of the same file: one read earlier takes
+ * it in; one read later lends it the adjacent blocks it lacks, see
+ * make_pieces(); so a merge makes the reader fetch fewer than that many
+ * blocks early), and a piece takes the earliest rank of its runs. The stream is then every piece, directory and whole
  * file by rank. What a piece needs comes just before its first data: the
  * directories on the file's path (whole, at the first access of a file
  * under them), the item's own xattr block, an extent item's new tree slot
@@ -447,28 +447,68 @@ static int tr_cmp(const void *a, const void *b)
 	return x->a < y->a ? -1 : x->a > y->a;
 }
 
-static uint64_t rank_dist(uint64_t x, uint64_t y)
-{
-	return x > y ? x - y : y - x;
-}
-
 #define NONE SIZE_MAX
 
+/*
+ * A group: traced blocks of a file at positions [p0, p1) of the sequence of
+ * all its traced blocks in logical order. Groups tile that sequence.
+ */
 struct grp {
-	size_t first, n, prev, next;
-	blk64_t size;
+	blk64_t p0, p1;
 	uint64_t rank;
+	size_t prev, next;
 };
 
+struct tiling {
+	const struct rl_trange *tr;
+	const blk64_t *pos;	/* pos[i]: position of tr[i].a; pos[n] = total */
+	size_t n;
+};
+
+/* Index of the range holding position q. */
+static size_t tr_at(const struct tiling *t, blk64_t q)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+
+		if (t->pos[mid] <= q)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static uint64_t span_rank(const struct tiling *t, blk64_t p0, blk64_t p1)
+{
+	uint64_t r = UINT64_MAX;
+	size_t i;
+
+	for (i = tr_at(t, p0); i < t->n && t->pos[i] < p1; i++)
+		r = MIN(r, t->tr[i].rank);
+	return r;
+}
+
 /*
- * Group an item's traced ranges (sorted here by logical block) into pieces
- * of at least minb blocks: a group too small merges with its logical
- * neighbour whose first access is closest in time, then is looked at again.
- * Linear: every step merges two groups or moves on.
+ * Cut an item's traced ranges (sorted here by logical block) into pieces of
+ * at least minb blocks, each ranked by its earliest first access. A group
+ * smaller than minb joins a logical neighbour, whichever makes the reader
+ * fetch fewer blocks before the boot needs them:
+ *  - a neighbour first read earlier absorbs it (its blocks come early: the
+ *    group's size, < minb);
+ *  - a neighbour first read later lends it the blocks next to it until the
+ *    group reaches minb (those come early: < minb), or is absorbed whole
+ *    when what it would keep were smaller than minb.
+ * Linear in the ranges (each step merges, or moves on, or fills a group).
  */
 static errcode_t make_pieces(struct pieces *p, uint32_t idx, struct rl_item *it, blk64_t minb)
 {
-	size_t n = it->ntr, i, head = 0, cur = 0;
+	size_t n = it->ntr, i, head = 0, cur = 0, nt = 0;
+	struct rl_trange *out = NULL;
+	struct tiling t;
+	blk64_t *pos;
 	struct grp *g;
 	errcode_t rc = 0;
 
@@ -476,47 +516,112 @@ static errcode_t make_pieces(struct pieces *p, uint32_t idx, struct rl_item *it,
 		return 0;
 	qsort(it->tr, n, sizeof(*it->tr), tr_cmp);
 	g = malloc(n * sizeof(*g));
-	if (!g)
-		return ENOMEM;
-	for (i = 0; i < n; i++)
+	pos = malloc((n + 1) * sizeof(*pos));
+	if (!g || !pos) {
+		rc = ENOMEM;
+		goto out;
+	}
+	pos[0] = 0;
+	for (i = 0; i < n; i++) {
+		pos[i + 1] = pos[i] + (it->tr[i].b - it->tr[i].a);
 		g[i] = (struct grp){
-			.first = i, .n = 1, .prev = i ? i - 1 : NONE, .next = i + 1 < n ? i + 1 : NONE,
-			.size = it->tr[i].b - it->tr[i].a, .rank = it->tr[i].rank,
+			.p0 = pos[i], .p1 = pos[i + 1], .rank = it->tr[i].rank,
+			.prev = i ? i - 1 : NONE, .next = i + 1 < n ? i + 1 : NONE,
 		};
+	}
+	t = (struct tiling){ .tr = it->tr, .pos = pos, .n = n };
 	while (cur != NONE) {
 		struct grp *x = &g[cur];
-		size_t q;
+		blk64_t size = x->p1 - x->p0, need = minb - size, best = ~(blk64_t)0;
+		size_t q = NONE, c;
 
-		if (x->size >= minb || (x->prev == NONE && x->next == NONE)) {
+		if (size >= minb || (x->prev == NONE && x->next == NONE)) {
 			cur = x->next;
 			continue;
 		}
-		if (x->prev == NONE)
-			q = x->next;
-		else if (x->next == NONE)
-			q = x->prev;
-		else
-			q = rank_dist(x->rank, g[x->prev].rank) <= rank_dist(x->rank, g[x->next].rank) ?
-				    x->prev : x->next;
+		for (c = 0; c < 2; c++) {
+			size_t y = c ? x->next : x->prev;
+			blk64_t cost;
+
+			if (y == NONE)
+				continue;
+			if (g[y].rank <= x->rank)
+				cost = size;
+			else if (g[y].p1 - g[y].p0 >= need + minb)
+				cost = need;
+			else
+				cost = g[y].p1 - g[y].p0;
+			if (cost < best) {
+				best = cost;
+				q = y;
+			}
+		}
+		if (g[q].rank > x->rank && g[q].p1 - g[q].p0 >= need + minb) {
+			/* Borrow the blocks of q next to x. */
+			if (q == x->next) {
+				x->p1 += need;
+				g[q].p0 += need;
+			} else {
+				x->p0 -= need;
+				g[q].p1 -= need;
+			}
+			g[q].rank = span_rank(&t, g[q].p0, g[q].p1);
+			cur = x->next;
+			continue;
+		}
+		/* Merge x and q into the one of them that stays in the list: q. */
+		g[q].p0 = MIN(g[q].p0, x->p0);
+		g[q].p1 = MAX(g[q].p1, x->p1);
+		g[q].rank = MIN(g[q].rank, x->rank);
 		if (q == x->prev) {
 			g[q].next = x->next;
 			if (x->next != NONE)
 				g[x->next].prev = q;
 		} else {
-			g[q].first = x->first;
 			g[q].prev = x->prev;
 			if (x->prev != NONE)
 				g[x->prev].next = q;
 			else
 				head = q;
 		}
-		g[q].n += x->n;
-		g[q].size += x->size;
-		g[q].rank = MIN(g[q].rank, x->rank);
 		cur = q;
 	}
-	for (cur = head; cur != NONE && !rc; cur = g[cur].next)
-		rc = piece_add(p, idx, PIECE_RANGES, g[cur].rank, g[cur].first, g[cur].n);
+	/* The ranges again, cut at the group boundaries. */
+	out = malloc((2 * n) * sizeof(*out));
+	if (!out) {
+		rc = ENOMEM;
+		goto out;
+	}
+	for (cur = head; cur != NONE && !rc; cur = g[cur].next) {
+		size_t first = nt;
+
+		for (i = tr_at(&t, g[cur].p0); i < n && pos[i] < g[cur].p1; i++) {
+			blk64_t lo = MAX(g[cur].p0, pos[i]), hi = MIN(g[cur].p1, pos[i + 1]);
+
+			if (lo >= hi)
+				continue;
+			if (nt == 2 * n) {	/* cannot happen: each boundary cuts one range */
+				rc = EINVAL;
+				break;
+			}
+			out[nt++] = (struct rl_trange){
+				.a = it->tr[i].a + (lo - pos[i]), .b = it->tr[i].a + (hi - pos[i]),
+				.rank = g[cur].rank,
+			};
+		}
+		if (!rc)
+			rc = piece_add(p, idx, PIECE_RANGES, g[cur].rank, first, nt - first);
+	}
+	if (!rc) {
+		free(it->tr);
+		it->tr = out;
+		it->ntr = nt;
+		it->atr = 2 * n;
+		out = NULL;
+	}
+out:
+	free(out);
+	free(pos);
 	free(g);
 	return rc;
 }
