@@ -22,7 +22,7 @@
 #define C_AXIS "#4a5568"
 
 #define ML 78		/* left margin of a column: y labels */
-#define MR 26
+#define MR 64		/* right margin: the disk map's density strip */
 #define PANEL_GAP 46
 #define H_THR 120
 #define H_SEEK 120
@@ -270,11 +270,12 @@ static void seeks(FILE *f, const struct geo *g, const struct bp_svg_run *r)
 	fputs("</g>\n", f);
 }
 
+/* Samples averaged over 2-pixel bins (a scaled boot has thousands). */
 static void cpu(FILE *f, const struct geo *g, const struct bp_svg_run *r)
 {
-	double prev = 0, y0 = g->y_cpu + H_CPU;
+	int nb = (int)(g->w / 2), b, k, io = 0;
+	double bw = g->tmax / nb, y0 = g->y_cpu + H_CPU, *sum[2], *n;
 	size_t i;
-	int io = 0;
 
 	panel(f, g, g->y_cpu, H_CPU, 100, "CPU / I/O %", "");
 	if (!r->nsamples) {
@@ -282,24 +283,80 @@ static void cpu(FILE *f, const struct geo *g, const struct bp_svg_run *r)
 			   ">no samples</text>\n", g->x0 + 8, g->y_cpu + 18, C_AXIS);
 		return;
 	}
-	fprintf(f, "<path fill=\"%s\" fill-opacity=\"0.45\" stroke=\"%s\" stroke-width=\"0.8\" "
-		   "d=\"M%.1f %.1f", C_CPU, C_CPU, xt(g, r->samples[0].t), y0);
+	sum[0] = calloc((size_t)nb, sizeof(double));
+	sum[1] = calloc((size_t)nb, sizeof(double));
+	n = calloc((size_t)nb, sizeof(double));
+	if (!sum[0] || !sum[1] || !n || bw <= 0)
+		goto out;
 	for (i = 0; i < r->nsamples; i++) {
-		double y = y0 - fmin(fmax(r->samples[i].cpu, 0), 1) * H_CPU;
-
-		fprintf(f, " L%.1f %.1f L%.1f %.1f", xt(g, i ? prev : r->samples[i].t), y,
-			xt(g, r->samples[i].t), y);
-		prev = r->samples[i].t;
+		b = (int)(r->samples[i].t / bw);
+		if (b < 0 || b >= nb)
+			continue;
+		sum[0][b] += fmin(fmax(r->samples[i].cpu, 0), 1);
+		sum[1][b] += fmin(fmax(r->samples[i].io, 0), 1);
+		n[b]++;
 		io |= r->samples[i].io >= 0;
 	}
-	fprintf(f, " L%.1f %.1f Z\"/>\n", xt(g, prev), y0);
-	if (!io)
+	for (k = 0; k < (io ? 2 : 1); k++) {
+		int open = 0;
+
+		if (k == 0)
+			fprintf(f, "<path fill=\"%s\" fill-opacity=\"0.45\" stroke=\"%s\" "
+				   "stroke-width=\"0.8\" d=\"", C_CPU, C_CPU);
+		else
+			fprintf(f, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"1.3\" d=\"", C_IO);
+		for (b = 0; b < nb; b++) {
+			double y;
+
+			if (!n[b]) {
+				if (open && k == 0)
+					fprintf(f, " L%.1f %.1f Z", xt(g, b * bw), y0);
+				open = 0;
+				continue;
+			}
+			y = y0 - sum[k][b] / n[b] * H_CPU;
+			if (!open)
+				fprintf(f, " M%.1f %.1f", xt(g, b * bw), k == 0 ? y0 : y);
+			fprintf(f, " L%.1f %.1f L%.1f %.1f", xt(g, b * bw), y, xt(g, (b + 1) * bw), y);
+			open = 1;
+		}
+		if (open && k == 0)
+			fprintf(f, " L%.1f %.1f Z", xt(g, nb * bw), y0);
+		fputs("\"/>\n", f);
+	}
+out:
+	free(sum[0]);
+	free(sum[1]);
+	free(n);
+}
+
+/* Beside the disk map: bytes read per 1/50 of its height, where the boot set lies. */
+static void density(FILE *f, const struct geo *g, const struct bp_svg_run *r)
+{
+	double bin[50] = { 0 }, max = 0, x = g->x0 + g->w + 6, bh = (double)H_MAP / 50;
+	size_t i;
+	int b;
+
+	for (i = 0; i < r->nreqs; i++) {
+		const struct bp_svg_req *q = &r->reqs[i];
+
+		if (q->type == 'R' && q->t >= 0 && q->t <= g->tmax) {
+			b = (int)((double)q->offset / g->map_max * 50);
+			bin[b < 0 ? 0 : b > 49 ? 49 : b] += (double)q->length;
+		}
+	}
+	for (b = 0; b < 50; b++)
+		max = fmax(max, bin[b]);
+	if (max <= 0)
 		return;
-	fprintf(f, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"1.4\" d=\"", C_IO);
-	for (i = 0; i < r->nsamples; i++)
-		fprintf(f, "%s%.1f %.1f", i ? " L" : "M", xt(g, r->samples[i].t),
-			y0 - fmin(fmax(r->samples[i].io, 0), 1) * H_CPU);
-	fputs("\"/>\n", f);
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\" fill=\"%s\" " FONT
+		   ">bytes read</text>\n", x, g->y_map - 4, C_AXIS);
+	for (b = 0; b < 50; b++)
+		if (bin[b] > 0)
+			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+				   "fill=\"%s\" fill-opacity=\"0.5\"/>\n", x,
+				g->y_map + H_MAP - (b + 1) * bh, fmax(bin[b] / max * (MR - 14), 1.0),
+				bh - 0.5, C_READ);
 }
 
 static void diskmap(FILE *f, const struct geo *g, const struct bp_svg_run *r)
@@ -323,6 +380,7 @@ static void diskmap(FILE *f, const struct geo *g, const struct bp_svg_run *r)
 			q->type == 'W' ? C_WRITE : C_READ);
 	}
 	fputs("</g>\n", f);
+	density(f, g, r);
 }
 
 static void overlays(FILE *f, const struct geo *g, const struct bp_svg_run *r)
@@ -444,7 +502,7 @@ int bp_svg_write(FILE *f, const char *title, const char *subtitle, const struct 
 	}
 	g.thr_max = nice_ceil(g.thr_max * 1.05);
 
-	width = 20 + colw * (double)nruns;
+	width = 36 + colw * (double)nruns;
 	g.y_thr = TOP;
 	g.y_seek = g.y_thr + H_THR + PANEL_GAP;
 	g.y_cpu = g.y_seek + H_SEEK + PANEL_GAP;

@@ -87,6 +87,13 @@ static int load_disk_log(const char *path, struct run *r)
 	return 0;
 }
 
+/* A reader's name (a task's comm is cut to 15 characters). */
+static int is_reader(const char *s)
+{
+	return strncmp(s, "bootpack-read", 13) == 0 || strncmp(s, "sreadahead-styl", 15) == 0 ||
+	       strncmp(s, "ureadahead-styl", 15) == 0;
+}
+
 static int load_results(const char *path, struct run *r)
 {
 	char line[4096], section[32] = "";
@@ -141,6 +148,18 @@ static int load_results(const char *path, struct run *r)
 			prev_busy = busy;
 			prev_all = all;
 			prev_psi = psi;
+		} else if (strcmp(section, "trace") == 0 && strstr(line, " block_rq_issue: ")) {
+			/* "... 25.555294: block_rq_issue: 254,0 RA 131072 () 1737496 + 256 [comm]" */
+			char *ev = strstr(line, " block_rq_issue: "), *p = ev, *comm = strrchr(line, '[');
+			double ts;
+
+			while (p > line && p[-1] != ' ')
+				p--;
+			if (!comm || sscanf(p, "%lf", &ts) != 1 || !is_reader(comm + 1))
+				continue;
+			if (rstart < 0 || ts < rstart)
+				rstart = ts;
+			rend = fmax(rend, ts);
 		} else if (strcmp(section, "kmsg") == 0) {
 			char *msg = strchr(line, ';');
 			unsigned pri, seq;
@@ -148,13 +167,10 @@ static int load_results(const char *path, struct run *r)
 
 			if (!msg || sscanf(line, "%u,%u,%lf", &pri, &seq, &ts) != 3)
 				continue;
-			msg++;
-			if (strncmp(msg, "bootpack-read", 13) == 0 ||
-			    strncmp(msg, "sreadahead-style:", 17) == 0 ||
-			    strncmp(msg, "ureadahead-style:", 17) == 0) {
-				if (rstart < 0)
+			if (is_reader(msg + 1)) {
+				if (rstart < 0 || ts / 1e6 < rstart)
 					rstart = ts / 1e6;
-				rend = ts / 1e6;
+				rend = fmax(rend, ts / 1e6);
 			}
 		}
 	}
