@@ -12,10 +12,11 @@
  * that joins a logical neighbour of the same file: one read earlier takes
  * it in; one read later lends it the adjacent blocks it lacks, see
  * make_pieces(); so a merge makes the reader fetch fewer than that many
- * blocks early), and a piece takes the earliest rank of its runs. The stream is then every piece, directory and whole
- * file by rank. What a piece needs comes just before its first data: the
- * directories on the file's path (whole, at the first access of a file
- * under them), the item's own xattr block, an extent item's new tree slot
+ * blocks early), and a piece takes the earliest rank of its runs. The
+ * stream is then every piece, directory and whole file by rank. What a
+ * piece needs comes just before its first data: the directories on the
+ * file's path (whole, at the first access of a file under them), the
+ * item's own xattr block, an extent item's new tree slot
  * (at its first piece), and for block-mapped items every indirect block
  * (IND, DIND, TIND) that maps a block of the piece and was not placed by an
  * earlier piece, parents first. Untraced blocks of a file, and indirect
