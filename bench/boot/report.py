@@ -29,6 +29,10 @@ SEQ_RATE = {  # bytes/s, outer diameter (bench/diskmodel.c)
     "sata-ssd": 560e6,
 }
 
+# comm of the readers in the block trace (comm is cut to 15 characters)
+READER_COMMS = ("bootpack-read", "sreadahead-styl", "ureadahead-styl", "sreadahead-style",
+                "ureadahead-style")
+
 RQ_ISSUE = re.compile(r"^\s*(?P<task>.+?)-(?P<pid>\d+)\s+\[\d+\]\s+\S+\s+(?P<ts>\d+\.\d+):\s+"
                       r"block_rq_issue:\s+(?P<maj>\d+),(?P<min>\d+)\s+(?P<rwbs>\S+)\s+(?P<bytes>\d+)\s+\((?P<cmd>[^)]*)\)\s+"
                       r"(?P<sector>\d+)\s+\+\s+(?P<nr>\d+)\s+\[(?P<comm>.*)\]")
@@ -102,6 +106,7 @@ def block_trace(lines, done_s):
             seeks += 1
             dist += abs(sector - prev_end)
         prev_end = sector + nr
+    rd = [i[0] for i in reads if i[5] in READER_COMMS]
     sizes = {}
     for i in before:
         b = i[4] * 512
@@ -116,6 +121,8 @@ def block_trace(lines, done_s):
         "first_read_s": reads[0][0] if reads else None,
         "last_read_s": before[-1][0] if before else None,
         "requests_after_done": len(reads) - len(before),
+        "reader_first_s": rd[0] if rd else None,
+        "reader_last_s": rd[-1] if rd else None,
         "sizes": sizes,
         "by_process": dict(sorted(per.items(), key=lambda kv: -kv[1]["requests"])),
     }
@@ -192,8 +199,12 @@ def boot(d):
     c = kv(" ".join(sec.get("calib", [])).split())
     if c.get("wall_ns"):
         r["guest_calib_s"] = int(c["wall_ns"]) / 1e9
-    r["kmsg_readers"] = [l.split(";", 1)[-1] for l in sec.get("kmsg", [])
-                         if re.search(r"bootpack-read|readahead|bench-", l)]
+    r["reader_log"] = [l.split(";", 1)[-1] for l in sec.get("kmsg", [])
+                       if re.search(r"(bootpack-read|sreadahead-style|ureadahead-style)(\[\d+\])?:", l)]
+    con = os.path.join(d, "console.log")
+    if os.path.exists(con):
+        r["reader_log"] += [l.strip() for l in open(con, errors="replace")
+                            if re.search(r"(bootpack-read|sreadahead-style|ureadahead-style)(\[\d+\])?:", l)]
     stats = kv(sec.get("trace-stats", []))
     r["trace_overrun"] = int(stats.get("overrun", "0").split()[0] or 0) if stats else None
     return r
@@ -240,10 +251,6 @@ def lists(trace, out):
                                                  len({r[1] for r in rows})), file=sys.stderr)
 
 
-READER_COMMS = ("bootpack-read", "sreadahead-styl", "ureadahead-styl", "sreadahead-style",
-                "ureadahead-style")
-
-
 def med(xs):
     xs = [x for x in xs if x is not None]
     return statistics.median(xs) if xs else None
@@ -285,6 +292,7 @@ def table(rundir):
                 "scale": scale,
                 "done_s": med([b.get("done_s") for b in g]),
                 "done_s_all": [b.get("done_s") for b in g],
+                "done_2008_s": (med([b.get("done_s") for b in g]) or 0) / scale if scale else None,
                 "io_wait_s": med([b.get("psi_io_some_s") for b in g]),
                 "busy_s": busy,
                 "busy_unscaled_s": busy / scale if busy is not None and scale else None,
@@ -311,17 +319,26 @@ def table(rundir):
     lines.append("# bench-boot results %s" % run.get("date", ""))
     lines.append("")
     if run:
-        lines.append("Run: " + ", ".join("%s=%s" % (k, v) for k, v in run.items()))
+        lines.append("Run: " + ", ".join("%s=%s" % (k, run[k]) for k in
+                     ("models", "strategies", "boots", "scale", "calib_tcg_factor", "calib_tcg_factor_big",
+                      "kernel", "seed", "host_loadavg_start", "host_loadavg_end", "wall_s") if k in run))
         lines.append("")
-    lines.append("| model | strategy | boots | done-booting s (median) | I/O wait s | disk busy s | "
+        lines.append("done-booting: guest clock (CPU < 5 %% and no disk read for 2 s), TCG; "
+                     "÷ scale: the same boot at 2008 speed (CPU and disk both ÷ the TCG factor). "
+                     "Disk busy and T_phys are scaled (× %s); busy unscaled = the modelled 2008 disk. "
+                     "requests/seeks/MB: the guest's block trace, reads before done; demand = by boot "
+                     "processes, reader = by the readahead reader." % run.get("scale", "?"))
+        lines.append("")
+    lines.append("| model | strategy | boots | done-booting s (median; each boot) | ÷ scale | I/O wait s | disk busy s | "
                  "busy unscaled s | MB read | requests | seeks | demand req. | reader req. | "
                  "T_phys s | busy/T_phys |")
-    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        lines.append("| %s | %s | %d%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        lines.append("| %s | %s | %d%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             r["model"], r["strategy"], r["boots"],
             "" if r["reached"] == r["boots"] else " (%d not idle)" % (r["boots"] - r["reached"]),
             f(r["done_s"], "%.1f") + " (" + ", ".join(f(x, "%.1f") for x in r["done_s_all"]) + ")",
+            f(r["done_2008_s"]),
             f(r["io_wait_s"]), f(r["busy_s"]), f(r["busy_unscaled_s"]),
             f((r["bytes"] or 0) / 1e6, "%.1f"), f(r["requests"], "%d"), f(r["seeks"], "%d"),
             f(r["demand_requests"], "%d"), f(r["reader_requests"], "%d"),
@@ -352,15 +369,10 @@ def monitor_txt(bootdir):
                                            min(1.0, (psi - prev[4]) / dt_us) if dt_us else 0.0,
                                            (rd_sect - prev[3]) * 512))
         prev = (t, busy, allt, rd_sect, psi)
-    for line in sec.get("kmsg", []):
-        m = re.match(r"\d+,\d+,(\d+),[^;]*;(.*)", line)
-        if not m:
-            continue
-        t_us, msg = int(m[1]), m[2]
-        for name in ("bootpack-read", "sreadahead-style", "ureadahead-style"):
-            if msg.startswith(name):
-                out.append("# event %d %s" % (t_us, "reader-end" if re.search(r"done|bytes", msg)
-                                                  else "reader-start"))
+    bt = block_trace(sec.get("trace", []), None)
+    if bt.get("reader_first_s") is not None:
+        out.append("# event %d reader-start" % (bt["reader_first_s"] * 1e6))
+        out.append("# event %d reader-end" % (bt["reader_last_s"] * 1e6))
     if s.get("done_ms") and float(s["done_ms"]) >= 0:
         out.append("# event %d done-booting" % (float(s["done_ms"]) * 1000))
     open(os.path.join(bootdir, "monitor.txt"), "w").write("\n".join(out) + "\n")
