@@ -121,6 +121,7 @@ def block_trace(lines, done_s):
         "first_read_s": reads[0][0] if reads else None,
         "last_read_s": before[-1][0] if before else None,
         "requests_after_done": len(reads) - len(before),
+        "reads_issued": [(i[0], i[3], i[4]) for i in reads[:40]],
         "reader_first_s": rd[0] if rd else None,
         "reader_last_s": rd[-1] if rd else None,
         "sizes": sizes,
@@ -141,15 +142,33 @@ def disk_log(path):
             p = line.split()
             if len(p) >= 5 and p[0].isdigit():
                 try:
-                    reqs.append((int(p[0]), int(p[1]), int(p[2]), p[3], float(p[4])))
+                    reqs.append((int(p[0]), int(p[1]), int(p[2]), p[3], float(p[4]),
+                                 float(p[5]) if len(p) > 5 else 0.0))
                 except ValueError:
                     pass
                 continue
             # nbdkit log filter: "... connection=1 Read id=2 offset=0x0 count=0x200 ..."
             m = re.search(r" (Read|Write|Flush|Trim|Zero) id=\d+ offset=(0x[0-9a-f]+) count=(0x[0-9a-f]+)", line)
             if m and "return=" not in line and "..." not in line[-4:]:
-                reqs.append((None, int(m[2], 16), int(m[3], 16), m[1][0], 0.0))
+                reqs.append((None, int(m[2], 16), int(m[3], 16), m[1][0], 0.0, 0.0))
     return reqs
+
+
+def align(timed, issued):
+    """Filter clock minus guest clock (µs), from the first guest reads found in
+    the filter's log with the same offset and length; None if none match."""
+    if not timed or not issued:
+        return None
+    offs, j = [], 0
+    reads = [q for q in timed if q[3] in "Rr"]
+    for ts, sector, nr in issued[:40]:
+        for k in range(j, min(j + 200, len(reads))):
+            q = reads[k]
+            if q[1] == sector * 512 and q[2] == nr * 512:
+                offs.append((q[0] - q[5]) - ts * 1e6)
+                j = k + 1
+                break
+    return statistics.median(offs) if offs else None
 
 
 def boot(d):
@@ -180,19 +199,22 @@ def boot(d):
     r["requests"] = bt.get("requests")
     r["bytes"] = bt.get("bytes")
     r["seeks"] = bt.get("seeks")
-    # the filter's log, aligned to the guest clock on the first read request
+    # the filter's log on the guest clock: the guest's first reads matched to
+    # the filter's by (offset, length) (QEMU's own probes of sector 0 come
+    # first in the filter's log), offset = median of arrival - issue
     reqs = disk_log(os.path.join(d, "disk.log"))
     timed = [q for q in reqs if q[0] is not None]
-    if timed and bt.get("first_read_s") is not None:
-        first_r = next((q for q in timed if q[3] in "Rr"), timed[0])
-        off_us = first_r[0] - bt["first_read_s"] * 1e6
+    off_us = align(timed, bt.get("reads_issued", []))
+    if timed and off_us is not None:
+        r["filter_offset_s"] = off_us / 1e6
         lim = (done_s * 1e6 + off_us) if done_s is not None else float("inf")
-        inwin = [q for q in timed if q[0] <= lim]
+        inwin = [q for q in timed if q[0] - q[5] <= lim]
         r["busy_s"] = union_len([(q[0], q[0] + q[4]) for q in inwin]) / 1e6
         r["busy_read_s"] = union_len([(q[0], q[0] + q[4]) for q in inwin if q[3] in "Rr"]) / 1e6
         r["disk_requests"] = len(inwin)
         r["disk_read_bytes"] = sum(q[2] for q in inwin if q[3] in "Rr")
         r["busy_total_s"] = union_len([(q[0], q[0] + q[4]) for q in timed]) / 1e6
+        r["disk_seeks"] = sum(1 for a, b in zip(inwin, inwin[1:]) if b[1] != a[1] + a[2])
     elif reqs:
         r["disk_requests"] = len(reqs)
         r["disk_read_bytes"] = sum(q[2] for q in reqs if q[3] in "Rr")
