@@ -282,8 +282,11 @@ def table(rundir):
     boots = []
     for root, dirs, files in os.walk(rundir):
         dirs.sort()
-        if "boot.json" in files:
-            b = json.load(open(os.path.join(root, "boot.json")))
+        if "results.log" in files and "boot.env" in files:
+            # recomputed from the raw output: the figures follow report.py
+            b = boot(root)
+            with open(os.path.join(root, "boot.json"), "w") as f:
+                json.dump(b, f, indent=1)
             rel = os.path.relpath(root, rundir).split(os.sep)
             if len(rel) >= 3:
                 b["model"], b["strategy"] = rel[0], rel[1]
