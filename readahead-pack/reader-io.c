@@ -385,7 +385,8 @@ static void evict_lru(struct rctx *c)
 	if (c->u && bp_uring_queued(c->u)) {
 		if (c->nzombies == URING_BATCH)
 			uring_submit(c);
-		if (bp_uring_queued(c->u)) {
+		/* (if submitting keeps failing, those reads never run: close it) */
+		if (bp_uring_queued(c->u) && c->nzombies < URING_BATCH) {
 			c->zombies[c->nzombies++] = c->slots[lru].fd;
 			c->slots[lru] = c->slots[--c->nslots];
 			return;
