@@ -227,10 +227,16 @@ errcode_t rl_window_choose(ext2_filsys fs, blk64_t n, blk64_t fixed, blk64_t *st
 		return bp_err_lib(err, rc, "while listing the blocks that cannot move");
 	for (round = 0; round < RL_WINDOW_ROUNDS && blocked; round++) {
 		if (fixed) {
-			blk64_t b;
+			blk64_t b, total = ext2fs_blocks_count(fs->super);
 
 			*start = fixed;
 			*cost = 0;
+			if (fixed >= total || n > total - fixed) {
+				rc = bp_err_set(err, BP_ET_NO_SPACE,
+						"the region %llu+%llu lies outside the filesystem",
+						(unsigned long long)fixed, (unsigned long long)n);
+				goto out;
+			}
 			for (b = fixed; b < fixed + n; b++) {
 				if (ext2fs_test_block_bitmap2(imm, b)) {
 					rc = bp_err_set(err, BP_ET_NO_SPACE,
@@ -266,7 +272,9 @@ errcode_t rl_window_choose(ext2_filsys fs, blk64_t n, blk64_t fixed, blk64_t *st
 				(unsigned long long)n);
 	} else {
 		/* Room outside the window for the evicted blocks (and their new leaves). */
-		uint64_t free_out = ext2fs_free_blocks_count(fs->super) - (n - *cost);
+		uint64_t sb_free = ext2fs_free_blocks_count(fs->super), in_win = n - *cost;
+		/* The superblock's count may be stale or wrong: never let it wrap. */
+		uint64_t free_out = sb_free > in_win ? sb_free - in_win : 0;
 
 		if (free_out < *cost + *cost / 64 + 64)
 			rc = bp_err_set(err, BP_ET_NO_SPACE,

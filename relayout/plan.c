@@ -20,14 +20,25 @@
 
 #define RL_PLAN_ROUNDS 8
 
+/*
+ * Blocks the stream needs, capped: at most RL_REGION_MAX (2^31 - 1 blocks),
+ * so every later count fits the 32-bit lengths of the bitmap and alloc_stats
+ * calls, and every start + length stays below the filesystem size.
+ */
+#define RL_REGION_MAX ((uint64_t)INT32_MAX)
+
 static uint64_t region_size(const struct rl_stream *s)
 {
 	uint64_t n = 0;
 	size_t i;
 
-	for (i = 0; i < s->nsegs; i++)
-		if (!s->items[s->segs[i].item].skipped)
-			n += s->segs[i].len;
+	for (i = 0; i < s->nsegs; i++) {
+		if (s->items[s->segs[i].item].skipped)
+			continue;
+		if (s->segs[i].len > RL_REGION_MAX - n)
+			return UINT64_MAX;
+		n += s->segs[i].len;
+	}
 	return n;
 }
 
@@ -90,7 +101,8 @@ static errcode_t choose_region(const struct rl_stream *s, const struct bp_relayo
 					  "%llu blocks",
 					  (unsigned long long)st, (unsigned long long)o->region_len,
 					  (unsigned long long)n);
-		if (st < fs->super->s_first_data_block || st + n > total)
+		/* st + n may wrap (--region 18446744073709551615): compare differences. */
+		if (st < fs->super->s_first_data_block || st >= total || n > total - st)
 			return bp_err_set(err, BP_ET_NO_SPACE,
 					  "the region %llu+%llu lies outside the filesystem "
 					  "(%llu blocks)",
@@ -99,7 +111,7 @@ static errcode_t choose_region(const struct rl_stream *s, const struct bp_relayo
 		*start = st;
 		if (ext2fs_test_block_bitmap_range2(fs->block_map, st, (unsigned int)n))
 			return 0;
-		if (st + n + RL_EVICT_SLACK > total)
+		if (n + RL_EVICT_SLACK > total - st)
 			return bp_err_set(err, BP_ET_NO_SPACE,
 					  "the region %llu+%llu is not free and too close to the end "
 					  "of the filesystem (%llu blocks) to be cleared",
@@ -186,6 +198,11 @@ errcode_t rl_plan(struct rl_stream *s, const struct bp_relayout_opts *o, blk64_t
 		n = region_size(s);
 		if (!n)
 			break;
+		if (n == UINT64_MAX || n >= ext2fs_blocks_count(s->fs->super))
+			return bp_err_set(err, BP_ET_NO_SPACE,
+					  "the boot set is larger than %llu blocks or than the "
+					  "filesystem",
+					  (unsigned long long)RL_REGION_MAX);
 		rc = 0;
 		if (fixed_start)
 			start = fixed_start;

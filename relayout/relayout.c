@@ -47,6 +47,7 @@ static errcode_t open_and_plan(const struct bp_relayout_opts *o, io_manager io, 
 			       ext2_filsys *fsp, struct rl_stream *s,
 			       struct bp_relayout_report *rep, struct bp_err *err)
 {
+	struct rl_owners ow = { 0 };
 	ext2_filsys fs = NULL;
 	double t0 = now();
 	errcode_t rc;
@@ -67,19 +68,27 @@ static errcode_t open_and_plan(const struct bp_relayout_opts *o, io_manager io, 
 		bp_err_lib(err, rc, "%s: while reading the block bitmap", o->device);
 		goto fail;
 	}
+	/* Who owns what, proved by walking every inode, not read off the bitmap. */
+	rc = rl_owners_build(fs, o->device, &ow, err);
+	if (rc)
+		goto fail;
 	rl_progress(o, BP_RL_PASS_PLAN, "Planning", 1, 3);
 	rc = rl_stream_build(fs, o->trace, o->whole_files, s, err);
 	if (rc)
 		goto fail;
 	rl_progress(o, BP_RL_PASS_PLAN, "Planning", 2, 3);
 	rc = rl_plan(s, o, 0, rep, err);
+	if (!rc)
+		rc = rl_validate_plan(s, &ow, rep, o->device, err);
 	if (rc)
 		goto fail;
+	rl_owners_free(&ow);
 	rl_progress(o, BP_RL_PASS_PLAN, "Planning", 3, 3);
 	rep->plan_seconds = now() - t0;
 	*fsp = fs;
 	return 0;
 fail:
+	rl_owners_free(&ow);
 	rl_stream_free(s);
 	ext2fs_free(fs);
 	return rc;

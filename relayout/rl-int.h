@@ -99,6 +99,23 @@ errcode_t rl_check_trace(ext2_filsys fs, const struct bp_trace *t, const char *d
 errcode_t rl_open(const char *device, io_manager io, int rw, ext2_filsys *ret,
 		  struct bp_err *err);
 
+/* owner.c: one walk of every in-use inode, refusing any contradiction */
+struct rl_owners {
+	ext2fs_block_bitmap meta;	/* fixed metadata (superblocks, GDT, bitmaps, itables) */
+	ext2fs_block_bitmap used;	/* meta + every block an in-use inode references */
+	ext2fs_block_bitmap ea;		/* xattr blocks (may be shared) */
+	ext2fs_block_bitmap ea_shared;	/* xattr blocks referenced by more than one inode */
+	uint64_t inodes, blocks;	/* in-use inodes walked, blocks they claim */
+};
+errcode_t rl_owners_build(ext2_filsys fs, const char *device, struct rl_owners *ow,
+			  struct bp_err *err);
+void rl_owners_free(struct rl_owners *ow);
+
+/* validate.c: the built and planned stream against the ownership map */
+errcode_t rl_validate_plan(const struct rl_stream *s, const struct rl_owners *ow,
+			   const struct bp_relayout_report *rep, const char *device,
+			   struct bp_err *err);
+
 /* bootset.c */
 errcode_t rl_stream_build(ext2_filsys fs, const struct bp_trace *t, int whole_files,
 			  struct rl_stream *s, struct bp_err *err);
