@@ -421,6 +421,7 @@ errcode_t rl_owners_build(ext2_filsys fs, const char *device, struct rl_owners *
 			  struct bp_err *err)
 {
 	struct owalk w = { .fs = fs, .ow = ow, .mark = 1 };
+	dgrp_t g;
 	errcode_t rc;
 
 	memset(ow, 0, sizeof(*ow));
@@ -432,6 +433,12 @@ errcode_t rl_owners_build(ext2_filsys fs, const char *device, struct rl_owners *
 				  "run 'e2fsck -f %s' first",
 				  device, (unsigned long long)w.first, (unsigned long long)w.total,
 				  device);
+	for (g = 0; g < fs->group_desc_count; g++)
+		if (!ext2fs_group_desc_csum_verify(fs, g))
+			return bp_err_set(err, BP_ET_NOT_CLEAN,
+					  "%s: is inconsistent: the descriptor of group %u fails "
+					  "its checksum; please run 'e2fsck -f %s' first",
+					  device, g, device);
 	rc = ext2fs_check_desc(fs);
 	if (rc)
 		return bp_err_set(err, BP_ET_NOT_CLEAN,

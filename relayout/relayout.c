@@ -64,6 +64,13 @@ static errcode_t open_and_plan(const struct bp_relayout_opts *o, io_manager io, 
 	rep->fs_blocks = ext2fs_blocks_count(fs->super);
 	rl_progress(o, BP_RL_PASS_PLAN, "Planning", 0, 3);
 	rc = ext2fs_read_block_bitmap(fs);
+	if (rc == EXT2_ET_BLOCK_BITMAP_CSUM_INVALID) {
+		rc = bp_err_set(err, BP_ET_NOT_CLEAN,
+				"%s: is inconsistent: a block bitmap fails its checksum; please run "
+				"'e2fsck -f %s' first",
+				o->device, o->device);
+		goto fail;
+	}
 	if (rc) {
 		bp_err_lib(err, rc, "%s: while reading the block bitmap", o->device);
 		goto fail;
