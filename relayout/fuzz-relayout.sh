@@ -1,0 +1,152 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# fuzz-relayout.sh --- relayout's preflight against corrupted images (make fuzz-relayout)
+#
+# For each execution: a fixture image (ext4 metadata_csum, ext4 uninit_bg
+# without checksums, ext3, aged ext4 with extent tree blocks, in turn) gets
+# 1-4 mutations from relayout/fuzz-mutate (bit flips and byte values in
+# group descriptors, bitmaps, used inode tables, extent tree blocks; seed =
+# FUZZ_SEED + execution number). Then relayout runs on it. The oracle,
+# independent of the engine:
+#   - a refusal (exit 1-4) must leave the image byte-identical (sha256);
+#   - a success (exit 0) must leave 'e2fsck -fn' reporting nothing it did
+#     not report before (messages compared with numbers masked), and every
+#     file debugfs could dump before keeps its SHA-256, unless e2fsck named
+#     its inode before the run (a file e2fsck could not vouch for);
+#   - anything else (exit 8, a signal, a timeout) is a failure.
+# Failing images are kept under FUZZ_DIR/fail-<n>/ with the mutations and
+# the logs; one line per execution goes to FUZZ_DIR/executions.log. Prints
+# running totals; FUZZ_SECONDS bounds the run (default
+# 3600), FUZZ_MAX the executions (default unlimited). TMPDIR=/dev/shm keeps
+# the images and the dumped files in memory (several times faster).
+. "${top_srcdir:?}/tests/functions.sh"
+. "$top_srcdir/tests/ts/relayout/rl-functions.sh"
+bp_require_cmd debugfs dumpe2fs blkid e2fsck sha256sum timeout
+
+MUTATE=${FUZZ_MUTATE:-$top_builddir/relayout/fuzz-mutate}
+FUZZ_DIR=${FUZZ_DIR:-$top_builddir/fuzz-relayout}
+FUZZ_SECONDS=${FUZZ_SECONDS:-3600}
+FUZZ_SEED=${FUZZ_SEED:-1}
+FUZZ_MAX=${FUZZ_MAX:-0}
+KINDS=(${FUZZ_KINDS:-ext4 ext4-uninit ext3 ext4:aged})
+[ -x "$MUTATE" ] || bp_fail "no $MUTATE (make relayout/fuzz-mutate)"
+mkdir -p "$FUZZ_DIR"
+
+declare -A BASE TRACE
+for k in "${KINDS[@]}"; do
+	if [ "${k#*:}" = aged ]; then BASE[$k]=$(bp_fixture --aged "${k%:*}"); else BASE[$k]=$(bp_fixture "$k"); fi
+	TRACE[$k]=$BP_TMPDIR/$k.trace
+	rl_mktrace "${BASE[$k]}" "${TRACE[$k]}" "${RL_BOOT_FILES[@]}"
+	bp_fsck_clean "${BASE[$k]}"
+done
+
+work=$BP_TMPDIR/work.img
+pre=$BP_TMPDIR/pre.img
+
+fsck_msgs() {	# fsck_msgs IMG OUT: e2fsck -fn messages, numbers masked, sorted unique
+	e2fsck -fn "$1" 2>&1 | tail -n +2 | sed -E 's/[0-9]+/N/g; s/0xN[a-fN]*/N/g' |
+		grep -vE '^(Pass N|$)' | sort -u >"$2" || true
+}
+
+fsck_inodes() {	# fsck_inodes IMG: inode numbers e2fsck -fn names
+	e2fsck -fn "$1" 2>&1 | grep -oiE 'inode #?[0-9]+|<[0-9]+>' | grep -oE '[0-9]+' | sort -un
+}
+
+hash_files() {	# hash_files IMG OUT: "sha256  /path" of what debugfs can dump
+	local d
+	d=$(mktemp -d "$BP_TMPDIR/rdump.XXXXXX")
+	timeout 120 debugfs -R "rdump / $d" "$1" >/dev/null 2>&1 || true
+	(cd "$d" && find . -type f -print0 | sort -z | xargs -0r sha256sum | sed 's|  \./|  /|') >"$2"
+	rm -rf "$d"
+}
+
+n=0 refused=0 succeeded=0 wrote=0 failed=0 nothing=0
+declare -A exits=()
+t_start=$(date +%s)
+log=$FUZZ_DIR/fuzz.log
+echo "# fuzz-relayout start $(date -u +%FT%TZ) seed $FUZZ_SEED kinds ${KINDS[*]}" >>"$log"
+
+fail() {	# fail REASON: keep the evidence
+	local dir=$FUZZ_DIR/fail-$n
+	failed=$((failed + 1))
+	mkdir -p "$dir"
+	cp "$BP_TMPDIR/mut" "$BP_TMPDIR/rl.out" "$BP_TMPDIR/rl.err" "$dir/" 2>/dev/null || true
+	cp "$BP_TMPDIR"/fsck.* "$BP_TMPDIR"/hash.* "$dir/" 2>/dev/null || true
+	cp --sparse=always "${BASE[$kind]}" "$pre"
+	"$MUTATE" "$pre" "$seed" >/dev/null
+	gzip -c "$pre" >"$dir/pre.img.gz"
+	echo "$1" >"$dir/reason"
+	echo "FAIL $n kind=$kind seed=$seed: $1" | tee -a "$log"
+}
+
+while :; do
+	now=$(date +%s)
+	[ $((now - t_start)) -lt "$FUZZ_SECONDS" ] || break
+	[ "$FUZZ_MAX" = 0 ] || [ "$n" -lt "$FUZZ_MAX" ] || break
+	kind=${KINDS[n % ${#KINDS[@]}]}
+	seed=$((FUZZ_SEED + n))
+	cp --sparse=always "${BASE[$kind]}" "$work"
+	"$MUTATE" "$work" "$seed" >"$BP_TMPDIR/mut" || bp_fail "fuzz-mutate failed"
+	rm -f "$BP_TMPDIR"/fsck.* "$BP_TMPDIR"/hash.*
+	h0=$(rl_sum "$work")
+
+	rc=0
+	timeout 300 "$BOOTPACK" relayout --no-undo --trace "${TRACE[$kind]}" "$work" \
+		>"$BP_TMPDIR/rl.out" 2>"$BP_TMPDIR/rl.err" || rc=$?
+	exits[$rc]=$((${exits[$rc]:-0} + 1))
+	h1=$(rl_sum "$work")
+	case $rc in
+	0)
+		succeeded=$((succeeded + 1))
+		if [ "$h0" = "$h1" ]; then
+			nothing=$((nothing + 1))
+		else
+			wrote=$((wrote + 1))
+			# The mutated image before the run, made again (the mutator is deterministic).
+			cp --sparse=always "${BASE[$kind]}" "$pre"
+			"$MUTATE" "$pre" "$seed" >/dev/null || bp_fail "fuzz-mutate failed"
+			[ "$(rl_sum "$pre")" = "$h0" ] || bp_fail "fuzz-mutate is not deterministic"
+			fsck_msgs "$pre" "$BP_TMPDIR/fsck.before"
+			fsck_msgs "$work" "$BP_TMPDIR/fsck.after"
+			new=$(comm -13 "$BP_TMPDIR/fsck.before" "$BP_TMPDIR/fsck.after")
+			hash_files "$pre" "$BP_TMPDIR/hash.before"
+			hash_files "$work" "$BP_TMPDIR/hash.after"
+			# Files dumped before whose hash changed or that vanished.
+			changed=$(comm -23 "$BP_TMPDIR/hash.before" "$BP_TMPDIR/hash.after" |
+				sed 's/^[0-9a-f]*  //')
+			bad=""
+			if [ -n "$changed" ]; then
+				named=" $(fsck_inodes "$pre" | tr '\n' ' ') "
+				while read -r p; do
+					ino=$(debugfs -R "stat \"$p\"" "$pre" 2>/dev/null |
+						awk '/^Inode:/ {print $2; exit}')
+					case $named in *" $ino "*) continue ;; esac
+					bad="$bad $p(inode ${ino:-?})"
+				done <<<"$changed"
+			fi
+			if [ -n "$new" ]; then
+				fail "success, but e2fsck -fn reports new problems: $(echo "$new" | head -3 | tr '\n' '|')"
+			elif [ -n "$bad" ]; then
+				fail "success, but file contents changed:$bad"
+			fi
+		fi
+		;;
+	1 | 2 | 3 | 4)
+		refused=$((refused + 1))
+		[ "$h0" = "$h1" ] || fail "refused (exit $rc) but the image changed"
+		;;
+	*)
+		fail "exit $rc: $(tail -2 "$BP_TMPDIR/rl.err" | tr '\n' '|')"
+		;;
+	esac
+	echo "$n $kind seed=$seed exit=$rc $([ "$h0" = "$h1" ] && echo unchanged || echo written) $(tr '\n' ';' <"$BP_TMPDIR/mut")" >>"$FUZZ_DIR/executions.log"
+	n=$((n + 1))
+	if [ $((n % 50)) = 0 ]; then
+		echo "# $n executions in $(($(date +%s) - t_start)) s: $refused refused, $succeeded succeeded ($wrote wrote, $nothing nothing to do), $failed failed" | tee -a "$log"
+	fi
+done
+secs=$(($(date +%s) - t_start))
+ex=""
+for k in $(printf '%s\n' "${!exits[@]}" | sort -n); do ex="$ex exit$k=${exits[$k]}"; done
+echo "fuzz-relayout: $n executions in $secs s (seed $FUZZ_SEED..$((FUZZ_SEED + n - 1))): $refused refused unchanged, $succeeded succeeded ($wrote wrote, $nothing nothing to do), $failed failed;$ex" | tee -a "$log"
+[ "$failed" = 0 ]
