@@ -15,6 +15,7 @@
 #include "devspec.h"
 #include "jsonwrt.h"
 #include "log.h"
+#include "outfile.h"
 #include "pack-build.h"
 #include "strutils.h"
 
@@ -214,6 +215,17 @@ int cmd_pack(int argc, char **argv)
 	ret = bp_cli_open_dev(argv[optind], &dev);
 	if (ret)
 		goto out;
+	if (strcmp(o.output, BP_PACK_DEFAULT_PATH) != 0) {
+		const struct bp_path_ref ins[] = { { "device", dev.path }, { "trace", trace } };
+
+		rc = bp_outfile_check("the pack", o.output, ins, ARRAY_SIZE(ins), &err);
+		if (rc) {
+			ret = bp_fail(&err);
+			if (rc == BP_ET_PATH_CONFLICT)
+				bp_errtryhelp("pack");
+			goto out;
+		}
+	}
 	if (dev.is_blockdev) {
 		struct stat st;
 

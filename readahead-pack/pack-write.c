@@ -13,6 +13,7 @@
 
 #include <zlib.h>
 
+#include "outfile.h"
 #include "pack-write.h"
 
 /* Check what the parser checks, so the writer never produces a refused pack. */
@@ -237,52 +238,17 @@ static errcode_t write_all(int fd, const uint8_t *buf, size_t len)
 
 errcode_t bp_pack_save(const char *path, const void *buf, size_t len, struct bp_err *err)
 {
-	char *tmp = NULL, *dir = NULL, *slash;
+	struct bp_outfile of;
 	errcode_t rc;
-	int fd, dfd;
 
-	if (asprintf(&tmp, "%s.tmp-XXXXXX", path) < 0)
-		return bp_err_set(err, ENOMEM, "out of memory");
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		rc = bp_err_set(err, errno, "%s: cannot create %s: %s", path, tmp, strerror(errno));
-		free(tmp);
+	rc = bp_outfile_open(&of, "the pack", path, err);
+	if (rc)
 		return rc;
-	}
-	rc = write_all(fd, buf, len);
-	if (!rc && fchmod(fd, 0644) < 0)
-		rc = errno;
-	if (!rc && fsync(fd) < 0)
-		rc = errno;
-	if (close(fd) < 0 && !rc)
-		rc = errno;
+	rc = write_all(of.fd, buf, len);
 	if (rc) {
-		bp_err_set(err, rc, "%s: cannot write %s: %s", path, tmp, strerror((int)rc));
-		unlink(tmp);
-		free(tmp);
+		bp_err_set(err, rc, "%s: cannot write %s: %s", path, of.tmp, strerror((int)rc));
+		bp_outfile_abort(&of);
 		return rc;
 	}
-	if (rename(tmp, path) < 0) {
-		rc = bp_err_set(err, errno, "%s: cannot rename %s: %s", path, tmp, strerror(errno));
-		unlink(tmp);
-		free(tmp);
-		return rc;
-	}
-	free(tmp);
-	/* Make the rename durable. */
-	dir = strdup(path);
-	if (dir) {
-		slash = strrchr(dir, '/');
-		if (slash == dir)
-			slash[1] = '\0';
-		else if (slash)
-			*slash = '\0';
-		dfd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (dfd >= 0) {
-			fsync(dfd);
-			close(dfd);
-		}
-		free(dir);
-	}
-	return 0;
+	return bp_outfile_commit(&of, err);
 }

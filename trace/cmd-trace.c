@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "devspec.h"
 #include "log.h"
+#include "outfile.h"
 #include "strutils.h"
 #include "cmd-trace.h"
 #include "trace-engine.h"
@@ -27,6 +28,7 @@
 
 #define DEFAULT_BUFFER_KB (32U * 1024)	/* per CPU */
 #define MAX_DEVICES 16
+#define MAX_MERGE_CHECK 64	/* traces to merge checked against -o */
 
 enum mode { MODE_COMMAND, MODE_BOOT, MODE_IMPORT, MODE_MERGE, MODE_SETUP, MODE_KERNEL };
 
@@ -326,33 +328,52 @@ out:
 	return ret;
 }
 
+/* --save-text: an output like any other (include/outfile.h). */
 static int copy_file(const char *from, const char *to)
 {
 	char buf[65536];
-	FILE *in, *out;
+	struct bp_outfile of;
+	struct bp_err err = { 0 };
+	FILE *in;
 	size_t n;
 	int rc = 0;
 
 	in = fopen(from, "re");
 	if (!in)
 		return -errno;
-	out = fopen(to, "we");
-	if (!out) {
-		rc = -errno;
+	if (bp_outfile_open(&of, "the text trace", to, &err)) {
 		fclose(in);
-		return rc;
+		bp_log_error("trace: %s", bp_err_str(&err));
+		return -EEXIST;
 	}
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		if (fwrite(buf, 1, n, out) != n) {
-			rc = -EIO;
-			break;
+	while (!rc && (n = fread(buf, 1, sizeof(buf), in)) > 0) {
+		const char *p = buf;
+
+		while (n) {
+			ssize_t w = write(of.fd, p, n);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0) {
+				rc = -errno;
+				break;
+			}
+			p += w;
+			n -= (size_t)w;
 		}
-	if (ferror(in))
+	}
+	if (!rc && ferror(in))
 		rc = -EIO;
 	fclose(in);
-	if (fclose(out) != 0 && !rc)
-		rc = -errno;
-	return rc;
+	if (rc) {
+		bp_outfile_abort(&of);
+		return rc;
+	}
+	if (bp_outfile_commit(&of, &err)) {
+		bp_log_error("trace: %s", bp_err_str(&err));
+		return -EEXIST;
+	}
+	return 0;
 }
 
 /*
@@ -376,6 +397,8 @@ static int read_buffer(struct bp_tracefs *tf, struct bp_collect *c, const struct
 	} else {
 		snprintf(path, sizeof(path), "%s/trace", tf->dir);
 		r = copy_file(path, o->save_text);
+		if (r == -EEXIST)
+			return BP_EX_FAILURE;	/* said why */
 		if (r < 0) {
 			bp_log_error("trace: %s: cannot save the text trace: %s", o->save_text,
 				     strerror(-r));
@@ -695,6 +718,52 @@ static int merge(const struct opts *o, int n, char **paths)
 	return ret;
 }
 
+/*
+ * -o and --save-text: usable outputs, none of them an input (the device, a
+ * trace to merge, the text to import) nor each other; before any work.
+ */
+static int check_outputs(const struct opts *o, int n, char **paths)
+{
+	struct bp_path_ref ins[MAX_MERGE_CHECK + 4];
+	struct bp_err err = { 0 };
+	size_t k = 0;
+	errcode_t rc;
+	int i;
+
+	ins[k++] = (struct bp_path_ref){ "device", o->device };
+	ins[k++] = (struct bp_path_ref){ "imported text trace", o->import };
+	ins[k++] = (struct bp_path_ref){ "kernel record", o->record };
+	for (i = 0; i < n && i < MAX_MERGE_CHECK; i++)
+		ins[k++] = (struct bp_path_ref){ "trace to merge", paths[i] };
+	if (o->save_text && (strcmp(o->save_text, o->output) == 0 ||
+			     bp_path_same(o->save_text, o->output))) {
+		bp_log_error("trace: %s: named both by -o and by --save-text; choose two names",
+			     o->output);
+		return bp_errtryhelp("trace");
+	}
+	rc = bp_outfile_check("the trace", o->output, ins, k, &err);
+	if (!rc && o->save_text)
+		rc = bp_outfile_check("the text trace", o->save_text, ins, k, &err);
+	if (!rc)
+		return 0;
+	bp_log_error("trace: %s", bp_err_str(&err));
+	return rc == BP_ET_PATH_CONFLICT ? bp_errtryhelp("trace") : BP_EX_FAILURE;
+}
+
+/* Before any work: not root (for tracing), then the outputs. */
+static int prepare(const struct opts *o, int n, char **paths)
+{
+	int ret;
+
+	if (o->mode == MODE_COMMAND || o->mode == MODE_BOOT) {
+		ret = bp_trace_require_root(o->mode == MODE_BOOT ? "--from-boot" :
+								  "tracing a command");
+		if (ret)
+			return ret;
+	}
+	return check_outputs(o, n, paths);
+}
+
 /* --- entry --------------------------------------------------------------------- */
 
 int cmd_trace(int argc, char **argv)
@@ -821,13 +890,15 @@ int cmd_trace(int argc, char **argv)
 			bp_log_error("trace: no command to trace: bootpack trace -o FILE -- COMMAND");
 			return bp_errtryhelp("trace");
 		}
-		return run_command(&o, argv);
+		c = prepare(&o, 0, NULL);
+		return c ? c : run_command(&o, argv);
 	case MODE_MERGE:
 		if (argc < 1) {
 			bp_log_error("trace: --merge needs the traces to merge");
 			return bp_errtryhelp("trace");
 		}
-		return merge(&o, argc, argv);
+		c = prepare(&o, argc, argv);
+		return c ? c : merge(&o, argc, argv);
 	default:
 		break;
 	}
@@ -840,6 +911,9 @@ int cmd_trace(int argc, char **argv)
 			     "--import");
 		return bp_errtryhelp("trace");
 	}
+	c = prepare(&o, 0, NULL);
+	if (c)
+		return c;
 	if (o.mode == MODE_KERNEL)
 		return from_kernel(&o);
 	return o.mode == MODE_BOOT ? from_boot(&o) : import(&o);

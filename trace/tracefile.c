@@ -14,6 +14,7 @@
 
 #include "array.h"
 #include "bp_et.h"
+#include "outfile.h"
 #include "tracefile.h"
 
 /* Limits on what a trace file may make us allocate. */
@@ -599,61 +600,39 @@ static int write_trace(FILE *fp, const struct bp_trace *t)
 
 errcode_t bp_trace_save(const struct bp_trace *t, const char *path, struct bp_err *err)
 {
-	size_t len = strlen(path);
-	char *tmp, *slash;
+	struct bp_outfile of;
 	errcode_t rc;
 	FILE *fp;
 	int fd;
 
 	if (!t->hdr.uuid[0] || !t->hdr.block_size)
 		return bp_err_set(err, EINVAL, "%s: trace has no UUID or block size", path);
-	tmp = malloc(len + 16);
-	if (!tmp)
-		return bp_err_set(err, ENOMEM, "out of memory");
-	snprintf(tmp, len + 16, "%s.tmp.XXXXXX", path);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		rc = bp_err_set(err, errno, "%s: cannot create temporary file: %s", tmp,
-				strerror(errno));
-		free(tmp);
+	rc = bp_outfile_open(&of, "the trace", path, err);	/* include/outfile.h */
+	if (rc)
+		return rc;
+	fd = dup(of.fd);
+	fp = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!fp) {
+		rc = bp_err_set(err, errno, "%s: %s", of.tmp, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		bp_outfile_abort(&of);
 		return rc;
 	}
-	fchmod(fd, 0644);
-	fp = fdopen(fd, "w");
-	if (!fp) {
-		rc = bp_err_set(err, errno, "%s: %s", tmp, strerror(errno));
-		close(fd);
-		goto fail;
-	}
-	if (write_trace(fp, t) < 0 || fflush(fp) != 0 || fsync(fileno(fp)) != 0) {
+	errno = 0;
+	if (write_trace(fp, t) < 0 || fflush(fp) != 0) {
 		rc = bp_err_set(err, errno ? errno : EIO, "%s: write failed: %s", path,
 				strerror(errno ? errno : EIO));
 		fclose(fp);
-		goto fail;
+		bp_outfile_abort(&of);
+		return rc;
 	}
 	if (fclose(fp) != 0) {
 		rc = bp_err_set(err, errno, "%s: write failed: %s", path, strerror(errno));
-		goto fail;
+		bp_outfile_abort(&of);
+		return rc;
 	}
-	if (rename(tmp, path) < 0) {
-		rc = bp_err_set(err, errno, "%s: cannot rename %s: %s", path, tmp, strerror(errno));
-		goto fail;
-	}
-	/* Make the rename durable. */
-	slash = strrchr(tmp, '/');
-	if (slash)
-		slash[1] = '\0';
-	fd = open(slash ? tmp : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-	free(tmp);
-	return 0;
-fail:
-	unlink(tmp);
-	free(tmp);
-	return rc;
+	return bp_outfile_commit(&of, err);
 }
 
 static int cmp_ref(const void *a, const void *b)
