@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ext2fs/ext2_err.h>
+
 #include "bp_et.h"
 #include "cli.h"
 #include "log.h"
@@ -60,6 +62,8 @@ int bp_exit_code(errcode_t code)
 	case BP_ET_UNSUPPORTED:
 	case BP_ET_TRACE_MISMATCH:
 		return BP_EX_REFUSED;
+	case BP_ET_PATH_CONFLICT:
+		return BP_EX_USAGE;
 	case BP_ET_NOT_BUILT:
 		return BP_EX_NOTBUILT;
 	case BP_ET_CANCELED:
@@ -106,6 +110,8 @@ int main(int argc, char **argv)
 
 	bp_log_init("bootpack");
 	add_error_table(&et_bp_error_table);
+	/* libext2fs's own codes ("Attempt to read block from filesystem resulted in short read") */
+	initialize_ext2_error_table();
 
 	while ((c = getopt_long(argc, argv, "+vqhV", longopts, NULL)) != -1) {
 		switch (c) {
