@@ -29,6 +29,9 @@ struct text_ctx {
 	uint64_t lost_header, lost_lines;
 };
 
+/* Linux file offsets are loff_t: nothing past 2^63 bytes can be cached. */
+#define BP_MAX_FILE_OFFSET (1ULL << 63)
+
 static errcode_t bad(struct text_ctx *x, const char *why)
 {
 	return bp_err_set(x->err, BP_ET_TRACE_CORRUPT, "%s:%lu: %s", x->name, x->line, why);
@@ -181,10 +184,16 @@ static errcode_t parse_filemap(struct text_ctx *x, const char *ev, const char *p
 		p = field(pl, "order");
 		if (p && (parse_dec(&p, &order) < 0 || order > 20))
 			return bad(x, "bad 'order' in mm_filemap_add_to_page_cache");
+		if (a > BP_MAX_FILE_OFFSET - (BP_PAGE_SIZE << order))
+			return bad(x, "offset beyond the largest file size in a filemap event");
 		b = a + (BP_PAGE_SIZE << order);
 	} else {
+		if (a > BP_MAX_FILE_OFFSET - BP_PAGE_SIZE)
+			return bad(x, "offset beyond the largest file size in a filemap event");
 		b = a + BP_PAGE_SIZE;
 	}
+	if (b > BP_MAX_FILE_OFFSET)
+		return bad(x, "offset beyond the largest file size in a filemap event");
 	/* Page-align: the events work in pages; the byte range prints are page based. */
 	a &= ~(BP_PAGE_SIZE - 1);
 	if (b > UINT64_MAX - BP_PAGE_SIZE)
@@ -193,6 +202,8 @@ static errcode_t parse_filemap(struct text_ctx *x, const char *ev, const char *p
 	rc = bp_collect_event(c, kind, kdev, ino, a, b, ts);
 	if (rc == E2BIG)
 		return bad(x, "too many events");
+	if (rc == EINVAL)
+		return bad(x, "empty range in a filemap event");
 	if (rc)
 		return bp_err_set(x->err, rc, "%s:%lu: out of memory", x->name, x->line);
 	return 0;
