@@ -21,6 +21,7 @@ typedef void (*bp_progress_fn)(void *ctx, int pass, const char *label, uint64_t 
 struct bp_progress {
 	int bar;		/* draw a bar on stderr */
 	int fd;			/* machine lines, or -1 */
+	int fd_dropped;		/* the reader of fd went away (EPIPE): lines dropped */
 	int skip_counters;
 	const char *device;
 	int pass;

@@ -2,6 +2,7 @@
 /*
  * progress.c --- progress bar and machine-readable progress lines
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,8 +67,13 @@ void bp_progress_cb(void *ctx, int pass, const char *label, uint64_t cur, uint64
 	} else if (cur != max && too_soon(p)) {
 		return;
 	}
-	if (p->fd >= 0 && !p->skip_counters)
-		dprintf(p->fd, "%d %" PRIu64 " %" PRIu64 " %s\n", pass, cur, max, p->device);
+	if (p->fd >= 0 && !p->skip_counters &&
+	    dprintf(p->fd, "%d %" PRIu64 " %" PRIu64 " %s\n", pass, cur, max, p->device) < 0 &&
+	    errno == EPIPE) {
+		/* Progress is a courtesy: a closed reader never stops the work. */
+		p->fd = -1;
+		p->fd_dropped = 1;
+	}
 	if (p->bar && !p->skip_counters)
 		draw_bar(p, label, cur, max);
 	p->last_cur = cur;

@@ -15,6 +15,7 @@
 #include "devspec.h"
 #include "jsonwrt.h"
 #include "log.h"
+#include "outfile.h"
 #include "progress.h"
 #include "relayout.h"
 #include "strutils.h"
@@ -30,7 +31,8 @@ static void on_signal(int sig _unused_)
 
 static void catch_signals(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	static const int sigs[] = { SIGINT,  SIGTERM, SIGHUP,    SIGQUIT,
+				    SIGALRM, SIGUSR1, SIGUSR2, SIGVTALRM, SIGPROF };
 	struct sigaction sa;
 	size_t i;
 
@@ -39,6 +41,69 @@ static void catch_signals(void)
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < ARRAY_SIZE(sigs); i++)
 		sigaction(sigs[i], &sa, NULL);
+	/* A closed progress or output pipe must not kill a run mid-write: EPIPE instead. */
+	signal(SIGPIPE, SIG_IGN);
+	/* Past a file size limit a write fails (EFBIG) instead of killing the run. */
+	signal(SIGXFSZ, SIG_IGN);
+}
+
+/*
+ * Every file the run writes (undo file, pack) must be a usable output and
+ * none of the files it reads or writes: checked before anything is opened
+ * for writing (include/outfile.h). Returns 0 or the exit code.
+ */
+static int check_paths(const char *device, const char *trace, const char *undo,
+		       const char *pack)
+{
+	const struct bp_path_ref ins[] = {
+		{ "device", device },
+		{ "trace", trace },
+		{ "pack", pack },
+		{ "undo file", undo },
+	};
+	struct bp_err err = { 0 };
+	errcode_t rc = 0;
+
+	if (undo && pack && (strcmp(undo, pack) == 0 || bp_path_same(undo, pack)))
+		rc = bp_err_set(&err, BP_ET_PATH_CONFLICT,
+				"%s: named both as the undo file and as the pack; choose two "
+				"names", undo);
+	if (!rc && undo)
+		rc = bp_outfile_check("the undo file", undo, ins, 3, &err);
+	if (!rc && pack)
+		rc = bp_outfile_check("the pack", pack, ins, 2, &err);
+	if (!rc)
+		return 0;
+	bp_log_error("%s", bp_err_str(&err));
+	if (rc == BP_ET_PATH_CONFLICT)
+		return bp_errtryhelp("relayout");
+	return bp_exit_code(rc);
+}
+
+/* After a failure once writes began: what is known, what is not, what to do. */
+static void report_after_write(const char *dev, const char *undo,
+			       const struct bp_relayout_report *r)
+{
+	if (r->completed) {
+		bp_log_error("relayout: %s was relaid out completely and marked clean, but "
+			     "re-reading the result failed; the new layout was not measured",
+			     dev);
+		bp_log_error("relayout: check it with 'e2fsck -fn %s' before mounting it", dev);
+	} else {
+		bp_log_error("relayout: %s was changed before the failure and is left marked "
+			     "as having errors; nothing was verified after the failure: no file "
+			     "was read back or compared", dev);
+		bp_log_error("relayout: every write relayout makes is ordered so that an "
+			     "interruption needs only the repairs 'e2fsck -p' makes by itself; "
+			     "run 'e2fsck -fy %s' before mounting it", dev);
+	}
+	if (undo && r->undo_error)
+		bp_log_error("relayout: the undo file %s is incomplete (writing it failed: %s) "
+			     "and was removed: it could not restore %s",
+			     undo, error_message(r->undo_error), dev);
+	else if (undo && !r->completed)
+		bp_log_error("relayout: or give back the filesystem as it was before with "
+			     "'e2undo %s %s'", undo, dev);
 }
 
 static void usage(void)
@@ -325,6 +390,9 @@ int cmd_relayout(int argc, char **argv)
 		return ret;
 	}
 
+	ret = check_paths(dev.path, trace_path, o.dry_run ? NULL : undo, pack_path);
+	if (ret)
+		goto out;
 	if (!o.dry_run && !no_undo && !undo) {
 		int r = default_undo(dev.path, undo_buf, sizeof(undo_buf));
 
@@ -335,6 +403,9 @@ int cmd_relayout(int argc, char **argv)
 			goto out;
 		}
 		undo = undo_buf;
+		ret = check_paths(dev.path, trace_path, undo, pack_path);
+		if (ret)
+			goto out;
 	}
 	if (o.dry_run)
 		undo = NULL;
@@ -359,21 +430,25 @@ int cmd_relayout(int argc, char **argv)
 	rc = bp_relayout_run(&o, &rep, &err);
 	if (o.progress)
 		bp_progress_end(&prog);
+	if (o.progress && prog.fd_dropped)
+		bp_log_warn("relayout: the reader of --progress-fd %d went away; the rest of the "
+			    "progress lines were dropped, the run went on", pfd);
+	if (undo && rep.undo_error)
+		unlink(undo);
 	if (rc) {
 		bp_log_error("%s", bp_err_str(&err));
 		if (rep.writes_began) {
-			bp_log_error("relayout: %s was changed before the failure; every file still "
-				     "has its contents, but run 'e2fsck -fy %s' before mounting it",
-				     dev.path, dev.path);
-			if (undo)
-				bp_log_error("relayout: or restore it with 'e2undo %s %s'", undo,
-					     dev.path);
+			report_after_write(dev.path, undo, &rep);
 			ret = BP_EX_AFTERWRITE;
 		} else {
 			ret = bp_exit_code(rc);
 		}
 		goto out;
 	}
+	if (undo && rep.undo_error)
+		bp_log_error("relayout: the undo file %s is incomplete (writing it failed: %s) "
+			     "and was removed: this run cannot be undone with e2undo",
+			     undo, error_message(rep.undo_error));
 	if (canceled)
 		bp_log_warn("relayout: a signal arrived while the filesystem was being written; "
 			    "the run was completed");

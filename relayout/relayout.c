@@ -17,6 +17,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "bp_et.h"
+#include "devlock.h"
 #include "rl-int.h"
 
 static const char *const skip_names[BP_RL_SKIP_NR] = {
@@ -49,6 +50,7 @@ static errcode_t open_and_plan(const struct bp_relayout_opts *o, io_manager io, 
 {
 	struct rl_owners ow = { 0 };
 	ext2_filsys fs = NULL;
+	struct rl_readwatch w;
 	double t0 = now();
 	errcode_t rc;
 
@@ -80,7 +82,10 @@ static errcode_t open_and_plan(const struct bp_relayout_opts *o, io_manager io, 
 	if (rc)
 		goto fail;
 	rl_progress(o, BP_RL_PASS_PLAN, "Planning", 1, 3);
+	rl_readwatch_start(fs, &w);
 	rc = rl_stream_build(fs, o->trace, o->whole_files, s, err);
+	if (!rc)
+		rc = rl_readwatch_check(fs, &w, o->device, err);
 	if (rc)
 		goto fail;
 	rl_progress(o, BP_RL_PASS_PLAN, "Planning", 2, 3);
@@ -156,6 +161,25 @@ static errcode_t apply(ext2_filsys fs, struct rl_stream *s, const struct bp_rela
 	return 0;
 }
 
+/*
+ * After the last copy and commit, before the superblock write that marks the
+ * filesystem clean: a loop device attached meanwhile may have mounted it.
+ * Stop there, as a power failure would (ERROR_FS stays set, e2fsck repairs).
+ */
+static errcode_t loop_attached_during_run(const struct bp_devlock *lk, struct bp_err *err)
+{
+	char loop[300];
+
+	if (!bp_devlock_find_loop(lk, loop, sizeof(loop)))
+		return 0;
+	return bp_err_set(err, BP_ET_BUSY,
+			  "%s: the loop device %s was attached to it during the run, so it may "
+			  "have been mounted while it was written; relayout stopped before its "
+			  "final writes, as a power failure would, and left it marked as having "
+			  "errors",
+			  lk->path, loop);
+}
+
 /* Re-read the result read-only: the stream as it now is on disk. */
 static errcode_t measure(const struct bp_relayout_opts *o, struct bp_relayout_report *rep,
 			 struct bp_err *err)
@@ -170,8 +194,8 @@ static errcode_t measure(const struct bp_relayout_opts *o, struct bp_relayout_re
 	return 0;
 }
 
-errcode_t bp_relayout_run(const struct bp_relayout_opts *o, struct bp_relayout_report *rep,
-			  struct bp_err *err)
+static errcode_t run_locked(const struct bp_relayout_opts *o, const struct bp_devlock *lk,
+			    struct bp_relayout_report *rep, struct bp_err *err)
 {
 	struct rl_stream s;
 	ext2_filsys fs = NULL;
@@ -182,6 +206,8 @@ errcode_t bp_relayout_run(const struct bp_relayout_opts *o, struct bp_relayout_r
 	memset(rep, 0, sizeof(*rep));
 	memset(&s, 0, sizeof(s));
 	rc = rl_check_mount(o->device, err);
+	if (!rc)
+		rc = bp_devlock_check_loops(lk, err);
 	if (rc)
 		return rc;
 	rc = open_and_plan(o, io, 0, &fs, &s, rep, err);
@@ -239,9 +265,18 @@ errcode_t bp_relayout_run(const struct bp_relayout_opts *o, struct bp_relayout_r
 				o->device);
 		goto fail_unwritten;
 	}
+	/* A loop device attached since the start could mount it under us. */
+	rc = bp_devlock_check_loops(lk, err);
+	if (rc) {
+		rl_stream_free(&s);
+		ext2fs_free(fs);
+		goto fail_unwritten;
+	}
 	t0 = now();
 	rc = apply(fs, &s, o, rep, err);
 	rl_stream_free(&s);
+	if (!rc)
+		rc = loop_attached_during_run(lk, err);
 	if (rc) {
 		/* Leave ERROR_FS set: the next e2fsck does a full check (and preens leaks). */
 		ext2fs_free(fs);
@@ -253,10 +288,28 @@ errcode_t bp_relayout_run(const struct bp_relayout_opts *o, struct bp_relayout_r
 	if (rc)
 		return bp_err_lib(err, rc, "%s: while writing the final bitmaps and superblock",
 				  o->device);
+	rep->completed = 1;
 	return measure(o, rep, err);
 
 fail_unwritten:
 	if (o->undo_file)
 		unlink(o->undo_file);
+	return rc;
+}
+
+errcode_t bp_relayout_run(const struct bp_relayout_opts *o, struct bp_relayout_report *rep,
+			  struct bp_err *err)
+{
+	struct bp_devlock lk;
+	errcode_t rc;
+
+	memset(rep, 0, sizeof(*rep));
+	rc = bp_devlock_acquire(o->device, &lk, err);
+	if (rc)
+		return rc;
+	rc = run_locked(o, &lk, rep, err);
+	if (o->undo_file && !o->dry_run)
+		rep->undo_error = rl_undo_error();
+	bp_devlock_release(&lk);
 	return rc;
 }

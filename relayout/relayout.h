@@ -84,6 +84,8 @@ struct bp_relayout_report {
 	uint64_t sb_one_sector;		/* of those, changing only the first 512-byte sector */
 	double plan_seconds, apply_seconds;
 	int writes_began;		/* set once the filesystem was modified */
+	int completed;			/* written and marked clean; only measuring may fail */
+	errcode_t undo_error;		/* a write to the undo file failed: it is incomplete */
 };
 
 /* Names of enum bp_rl_skip values ("missing", "changed", ...). */

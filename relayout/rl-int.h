@@ -189,9 +189,21 @@ errcode_t rl_evict(ext2_filsys fs, blk64_t ws, blk64_t wlen, const struct bp_rel
 		   struct bp_relayout_report *rep, struct bp_err *err);
 #define RL_EVICT_SLACK 16	/* extra window blocks: leaf counts may change after eviction */
 
+/* verify.c: read errors the library would swallow (a directory read as "missing") */
+struct rl_readwatch {
+	errcode_t rc;		/* the first failed read, 0 = none */
+	unsigned long block;
+};
+void rl_readwatch_start(ext2_filsys fs, struct rl_readwatch *w);
+/* Stop watching; BP_ET_READ_FAILED naming the block if a read failed. */
+errcode_t rl_readwatch_check(ext2_filsys fs, const struct rl_readwatch *w, const char *device,
+			     struct bp_err *err);
+
 /* undo.c */
 errcode_t rl_undo_setup(const char *undo_file, io_manager backing, io_manager *ret,
 			struct bp_err *err);
+/* The first failed write to the undo file (0 = none): it is then incomplete. */
+errcode_t rl_undo_error(void);
 
 static inline void rl_progress(const struct bp_relayout_opts *o, int pass, const char *label,
 			       uint64_t cur, uint64_t max)

@@ -10,6 +10,7 @@
 
 #include <ext2fs/ext2fs.h>
 
+#include "bp_et.h"
 #include "rl-int.h"
 
 struct vctx {
@@ -44,11 +45,46 @@ static void run_cb(void *ctx, blk64_t start, blk64_t len)
 	c->any = 1;
 }
 
+static errcode_t on_read_error(io_channel ch, unsigned long block, int count _unused_,
+			       void *data _unused_, size_t size _unused_, int actual _unused_,
+			       errcode_t error)
+{
+	struct rl_readwatch *w = ch->app_data;
+
+	if (w && !w->rc) {
+		w->rc = error ? error : EXT2_ET_SHORT_READ;
+		w->block = block;
+	}
+	return error;
+}
+
+void rl_readwatch_start(ext2_filsys fs, struct rl_readwatch *w)
+{
+	memset(w, 0, sizeof(*w));
+	fs->io->app_data = w;
+	fs->io->read_error = on_read_error;
+}
+
+errcode_t rl_readwatch_check(ext2_filsys fs, const struct rl_readwatch *w, const char *device,
+			     struct bp_err *err)
+{
+	fs->io->read_error = NULL;
+	fs->io->app_data = NULL;
+	if (!w->rc)
+		return 0;
+	return bp_err_set(err, BP_ET_READ_FAILED,
+			  "%s: reading block %llu failed (%s), so the boot set could not be "
+			  "read in full and the result would be wrong; check the device (dmesg, "
+			  "'e2fsck -fn %s')",
+			  device, (unsigned long long)w->block, error_message(w->rc), device);
+}
+
 errcode_t bp_verify_run(const char *device, const struct bp_trace *trace, int whole_files,
 			struct bp_verify_report *rep, struct bp_err *err)
 {
 	struct rl_stream s;
 	struct vctx c = { .r = rep };
+	struct rl_readwatch w;
 	ext2_filsys fs = NULL;
 	size_t i;
 	errcode_t rc;
@@ -58,9 +94,16 @@ errcode_t bp_verify_run(const char *device, const struct bp_trace *trace, int wh
 	if (rc)
 		return rc;
 	rep->block_size = fs->blocksize;
+	rl_readwatch_start(fs, &w);
 	rc = rl_check_trace(fs, trace, device, err);
 	if (!rc)
 		rc = rl_stream_build(fs, trace, whole_files, &s, err);
+	if (!rc) {
+		/* A read error is not "file missing": the measurement failed. */
+		rc = rl_readwatch_check(fs, &w, device, err);
+		if (rc)
+			rl_stream_free(&s);
+	}
 	if (rc) {
 		ext2fs_free(fs);
 		return rc;
