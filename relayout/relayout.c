@@ -176,8 +176,9 @@ static errcode_t loop_attached_during_run(const struct bp_devlock *lk, struct bp
 			  "%s: the loop device %s was attached to it during the run, so it may "
 			  "have been mounted while it was written; relayout stopped before its "
 			  "final writes, as a power failure would, and left it marked as having "
-			  "errors",
-			  lk->path, loop);
+			  "errors; detach it with 'losetup -d %s' (unmount it first if it is "
+			  "mounted)",
+			  lk->path, loop, loop);
 }
 
 /* Re-read the result read-only: the stream as it now is on disk. */
