@@ -80,11 +80,14 @@ bp_grep "belongs to user 65534 in the sticky directory" "$BP_TMPDIR/err"
 : >"$o/pack.tmp-LiVe01"
 flock -o "$o/pack.tmp-LiVe01" sleep 30 &
 holder=$!
-bp_on_exit "kill $holder"
+live=$holder
+bp_on_exit 'if [ -n "$live" ]; then kill "$live"; fi'
 for ((i = 0; i < 100; i++)); do flock -n "$o/pack.tmp-LiVe01" true || break; sleep 0.05; done
 bp_expect_exit 0 "$BOOTPACK" pack --trace "$t" -o "$o/pack" "$img"
 [ ! -e "$o/pack.tmp-DeAd01" ] || bp_fail "a dead writer's temporary file was left"
 [ -e "$o/pack.tmp-LiVe01" ] || bp_fail "a live writer's temporary file was removed"
 kill "$holder"
+wait "$holder" 2>/dev/null || true
+live=
 [ "$(ls "$o" | grep -c '\.tmp-')" = 1 ] || bp_fail "temporary files left: $(ls "$o")"
 exit 0

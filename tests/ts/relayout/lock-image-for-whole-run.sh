@@ -16,6 +16,9 @@ t=$BP_TMPDIR/t
 rl_mktrace "$img" "$t" "${RL_BOOT_FILES[@]}"
 bp_hash_files "$img" >"$BP_TMPDIR/h0"
 s0=$(rl_sum "$img")
+# The process still running at exit, if any (never a pid already waited for).
+live=
+bp_on_exit 'if [ -n "$live" ]; then kill "$live"; fi'
 
 # hold_start ARGS...: a relayout blocked in its first progress write; pid in held_pid.
 hold_start() {
@@ -27,7 +30,7 @@ hold_start() {
 	env -u E2FSPROGS_SKIP_PROGRESS "$BOOTPACK" relayout --progress-fd 3 "$@" \
 		3>&5 >"$BP_TMPDIR/held.out" 2>"$BP_TMPDIR/held.err" &
 	held_pid=$!
-	bp_on_exit "kill $held_pid"
+	live=$held_pid
 	for ((i = 0; i < 600; i++)); do
 		case $(cat "/proc/$held_pid/wchan" 2>/dev/null) in *pipe_write*) return 0 ;; esac
 		kill -0 "$held_pid" 2>/dev/null || { cat "$BP_TMPDIR/held.err"; bp_fail "held run ended early"; }
@@ -42,6 +45,7 @@ hold_release() {
 	drain=$!
 	held_rc=0
 	wait "$held_pid" || held_rc=$?
+	live=
 	kill "$drain" 2>/dev/null || true
 	wait "$drain" 2>/dev/null || true
 	exec 5<&-
@@ -50,12 +54,13 @@ hold_release() {
 # Another process holds the lock (util-linux flock): refused, untouched.
 flock -o "$img" sleep 30 &
 holder=$!
-bp_on_exit "kill $holder"
+live=$holder
 for ((i = 0; i < 100; i++)); do flock -n "$img" true || break; sleep 0.05; done
 bp_expect_exit 4 "$BOOTPACK" relayout --no-undo --trace "$t" "$img"
 bp_grep "is locked by another process" "$BP_TMPDIR/err"
 kill "$holder"
 wait "$holder" 2>/dev/null || true
+live=
 [ "$(rl_sum "$img")" = "$s0" ] || bp_fail "a refused run changed the image"
 
 # Two relayouts at once: the second refuses while the first holds the image.
@@ -74,13 +79,15 @@ diff "$BP_TMPDIR/h0" "$BP_TMPDIR/h1" || bp_fail "file contents changed"
 # A loop device backed by the image: refused, named with the fix.
 img=$(bp_fixture ext4)
 s0=$(rl_sum "$img")
+cp --sparse=always "$img" "$BP_TMPDIR/second.img"
 bp_loop_attach "$img" loopdev
 bp_expect_exit 4 "$BOOTPACK" relayout --no-undo --trace "$t" "$img"
 bp_grep "is attached to the loop device $loopdev.*losetup -d $loopdev" "$BP_TMPDIR/err"
-losetup -d "$loopdev"
 [ "$(rl_sum "$img")" = "$s0" ] || bp_fail "a refused run changed the image"
 
 # ... also when it is attached while the run plans: refused before the first write.
+# (Another image: loop devices are only detached by the cleanup, never reused.)
+img=$BP_TMPDIR/second.img
 hold_start --no-undo --trace "$t" "$img"
 bp_loop_attach "$img" loopdev
 hold_release
