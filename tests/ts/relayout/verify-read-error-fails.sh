@@ -22,7 +22,8 @@ bp_grep "reading block $itable failed \(Attempt to read block from filesystem re
 bp_expect_exit 1 "$BOOTPACK" verify --json --trace "$t" "$img"
 for dry in -n ""; do
 	bp_expect_exit 1 "$BOOTPACK" relayout $dry --no-undo --trace "$t" "$img"
-	bp_grep "reading block $itable failed" "$BP_TMPDIR/err"
+	# The preflight's inode scan may be the first to trip over it.
+	bp_grep "reading block $itable failed|while scanning the inodes" "$BP_TMPDIR/err"
 	! grep -q "discontiguities" "$BP_TMPDIR/out" || bp_fail "relayout $dry reported a measurement"
 done
 [ "$(rl_sum "$img")" = "$s0" ] || bp_fail "the image was written"
