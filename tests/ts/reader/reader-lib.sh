@@ -108,3 +108,15 @@ rd_pid1() {
 	[ "$(head -n 1 "$mark")" = 1 ] || bp_fail "init ran as PID $(head -n 1 "$mark"), not 1"
 	bp_grep '^others-done$' "$mark"
 }
+
+# rd_canary_set / rd_canary_lost: other tests on this machine drop every
+# cache at any time (drop_caches). A canary file read into the cache before
+# a residency check and gone after it says that happened: the check is
+# then retried rather than failed.
+rd_canary_set() {
+	[ -f "$BP_TMPDIR/canary" ] || head -c 4194304 /dev/urandom >"$BP_TMPDIR/canary"
+	cat "$BP_TMPDIR/canary" >/dev/null
+}
+rd_canary_lost() {
+	[ "$("$RD_HELPERS/bp-mincore" -m "$BP_TMPDIR/canary" 0 4194304)" != 0 ]
+}
