@@ -213,43 +213,52 @@ static void align(struct run *r)
 	}
 }
 
+static void free_runs(struct run *runs, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		free(runs[k].reqs);
+		free(runs[k].samples);
+		free(runs[k].sample_bytes);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *out = NULL, *title = "bootpack bench boot";
 	struct run runs[MAX_RUNS] = { { { 0 } } };
 	struct bp_svg_run svg[MAX_RUNS];
-	char path[4096], sub[512];
+	char *dirs[MAX_RUNS], path[4096], sub[512];
 	size_t n = 0, k;
+	int i, ret = 1;
 	FILE *f;
-	int i;
 
 	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
+		if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
 			out = argv[++i];
-		} else if (strcmp(argv[i], "-t") == 0 && i + 1 < argc) {
+		else if (strcmp(argv[i], "-t") == 0 && i + 1 < argc)
 			title = argv[++i];
-		} else if (argv[i][0] == '-' || n == MAX_RUNS) {
+		else if (argv[i][0] == '-' || n == MAX_RUNS)
 			goto usage;
-		} else {
-			char *dir = argv[i], *eq = strchr(dir, '=');
-			struct run *r = &runs[n++];
-
-			if (eq)
-				*eq = '\0';
-			r->svg.title = eq ? eq + 1 : dir;
-			snprintf(path, sizeof(path), "%s/disk.log", dir);
-			if (load_disk_log(path, r))
-				return 1;
-			snprintf(path, sizeof(path), "%s/results.log", dir);
-			if (load_results(path, r))
-				return 1;
-		}
+		else
+			dirs[n++] = argv[i];
 	}
 	if (!out || !n)
 		goto usage;
 	for (k = 0; k < n; k++) {
 		struct run *r = &runs[k];
+		char *eq = strchr(dirs[k], '=');
 
+		if (eq)
+			*eq = '\0';
+		r->svg.title = eq ? eq + 1 : dirs[k];
+		snprintf(path, sizeof(path), "%s/disk.log", dirs[k]);
+		if (load_disk_log(path, r))
+			goto out;
+		snprintf(path, sizeof(path), "%s/results.log", dirs[k]);
+		if (load_results(path, r))
+			goto out;
 		align(r);
 		snprintf(r->note, sizeof(r->note),
 			 "%s x%.3g: done %.1f s; %.1f MB read, disk busy %.1f s (%.2f s unscaled)",
@@ -274,14 +283,12 @@ int main(int argc, char **argv)
 	f = fopen(out, "w");
 	if (!f || bp_svg_write(f, title, sub, svg, n) | fclose(f)) {
 		fprintf(stderr, "bp-bootchart: %s: %s\n", out, strerror(errno));
-		return 1;
+		goto out;
 	}
-	for (k = 0; k < n; k++) {
-		free(runs[k].reqs);
-		free(runs[k].samples);
-		free(runs[k].sample_bytes);
-	}
-	return 0;
+	ret = 0;
+out:
+	free_runs(runs, n);
+	return ret;
 usage:
 	fprintf(stderr, "usage: bp-bootchart -o OUT.svg [-t TITLE] RUN-DIR[=LABEL]...\n");
 	return 2;
