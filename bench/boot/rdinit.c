@@ -45,6 +45,54 @@ void rd_log(const struct rd_opts *o, const char *fmt, ...)
 		close(fd);
 }
 
+static uint64_t io_chunk(const struct rd_opts *o)
+{
+	static uint64_t chunk;
+	char p[128], buf[32];
+	struct stat st;
+	ssize_t n;
+	int fd = -1;
+
+	if (chunk)
+		return chunk;
+	chunk = 128 << 10;
+	if (stat(o->root && *o->root ? o->root : "/", &st) < 0)
+		return chunk;
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/queue/max_sectors_kb", major(st.st_dev),
+		 minor(st.st_dev));
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/../queue/max_sectors_kb",
+			 major(st.st_dev), minor(st.st_dev));
+		fd = open(p, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return chunk;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n > 0) {
+		buf[n] = '\0';
+		if (strtoull(buf, NULL, 10) >= 4)
+			chunk = strtoull(buf, NULL, 10) << 10;
+	}
+	return chunk;
+}
+
+int rd_readahead(const struct rd_opts *o, int fd, uint64_t off, uint64_t len)
+{
+	uint64_t chunk = io_chunk(o), n;
+	int rc = 0;
+
+	while (len) {
+		n = len < chunk ? len : chunk;
+		if (readahead(fd, (off64_t)off, n) < 0)
+			rc = -1;
+		off += n;
+		len -= n;
+	}
+	return rc;
+}
+
 static void exec_init(const char *init, char **argv)
 {
 	static const char *const fallback[] = { "/sbin/init", "/lib/systemd/systemd", "/bin/sh" };

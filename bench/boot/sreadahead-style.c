@@ -6,7 +6,8 @@
  * order the boot first opened them, at most 6 ranges per file (the closest
  * ranges merged, as its packer did), 4 threads taking files from a shared
  * cursor, idle I/O priority, the disk's read_ahead_kb at 16 while it runs,
- * readahead(2) per range, O_NOATIME, regular files only. No relayout, no
+ * readahead(2) per range (in pieces the kernel honours, rdinit.c),
+ * O_NOATIME, regular files only. No relayout, no
  * metadata. Started as an init= wrapper (rdinit.c); the list (rdlist.h)
  * comes from bp-readlist on the host.
  */
@@ -132,7 +133,7 @@ static void *worker(void *arg)
 			continue;
 		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
 			for (k = 0; k < f->n; k++)
-				if (readahead(fd, (off64_t)f->off[k], f->len[k]) == 0)
+				if (rd_readahead(&opts, fd, f->off[k], f->len[k]) == 0)
 					atomic_fetch_add(&bytes_read, f->len[k]);
 			atomic_fetch_add(&files_read, 1);
 		}

@@ -9,7 +9,8 @@
  * device, which fill the device's page cache the filesystem reads inodes
  * from; here plain reads of the same bytes of the device); then every file
  * is opened, in the order of its inode on disk; then one readahead(2) pass
- * over all ranges sorted by physical position. No relayout. Unlike the
+ * over all ranges sorted by physical position (each range asked for in
+ * pieces the kernel honours, as ureadahead does since 2019: rdinit.c). No relayout. Unlike the
  * original it does not hold up init: it is started as an init= wrapper
  * (rdinit.c) that execs init at once. The list (rdlist.h) comes from
  * bp-readlist on the host.
@@ -178,7 +179,7 @@ int main(int argc, char **argv)
 		const struct rd_range *r = &list.ranges[i];
 		int fd = list.files[r->file].fd;
 
-		if (fd >= 0 && readahead(fd, (off64_t)r->offset, r->length) == 0)
+		if (fd >= 0 && rd_readahead(&opts, fd, r->offset, r->length) == 0)
 			bytes += r->length;
 	}
 	for (i = 0; i < list.nfiles; i++)
