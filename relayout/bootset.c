@@ -837,7 +837,8 @@ errcode_t rl_stream_build2(ext2_filsys fs, const struct bp_trace *t, int whole_f
 			goto out;
 		}
 	}
-	qsort(p.v, p.n, sizeof(*p.v), piece_cmp);
+	if (p.n)	/* qsort(NULL, 0) is undefined (UBSan): every file may be skipped */
+		qsort(p.v, p.n, sizeof(*p.v), piece_cmp);
 	for (i = 0; i < p.n; i++) {
 		rc = emit_piece(s, &p.v[i]);
 		if (rc) {
