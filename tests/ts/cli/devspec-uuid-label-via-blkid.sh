@@ -4,8 +4,13 @@
 # the fixture; an image path is used as is; the fs type is probed.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 bp_require_root
+bp_require_cmd tune2fs blkid
 
-img=$(bp_fixture ext4)
+# A copy with a UUID and label of its own: other cases may have the same
+# fixture attached to loop devices at the same time.
+img=$BP_TMPDIR/devspec.img
+cp --sparse=always "$(bp_fixture ext4)" "$img"
+tune2fs -U random -L "bpt$$" "$img" >/dev/null
 uuid=$(blkid -p -o value -s UUID "$img")
 label=$(blkid -p -o value -s LABEL "$img")
 [ -n "$uuid" ] || bp_fail "fixture has no UUID"
