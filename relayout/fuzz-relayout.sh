@@ -43,9 +43,18 @@ done
 work=$BP_TMPDIR/work.img
 pre=$BP_TMPDIR/pre.img
 
-fsck_msgs() {	# fsck_msgs IMG OUT: e2fsck -fn messages, numbers masked, sorted unique
+# fsck_msgs IMG OUT: e2fsck -fn messages, numbers masked, sorted unique. A
+# bitmap-differences line becomes one line per sign: "-" (marked in use,
+# owned by nobody: a leak) and "+" (owned but marked free) are different
+# problems, the number of ranges is not.
+fsck_msgs() {
 	e2fsck -fn "$1" 2>&1 | tail -n +2 | sed -E 's/[0-9]+/N/g; s/0xN[a-fN]*/N/g' |
-		grep -vE '^(Pass N|$)' | sort -u >"$2" || true
+		awk '/^(Block|Inode) bitmap differences:/ {
+				p = $1 " " $2 " differences:"
+				if ($0 ~ / -/) print p " -"
+				if ($0 ~ / \+/) print p " +"
+				next }
+			!/^(Pass N|$)/' | sort -u >"$2" || true
 }
 
 fsck_inodes() {	# fsck_inodes IMG: inode numbers e2fsck -fn names
