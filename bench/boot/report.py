@@ -31,7 +31,7 @@ SEQ_RATE = {  # bytes/s, outer diameter (bench/diskmodel.c)
 
 # comm of the readers in the block trace (comm is cut to 15 characters)
 READER_COMMS = ("bootpack-read", "sreadahead-styl", "ureadahead-styl", "sreadahead-style",
-                "ureadahead-style")
+                "ureadahead-style", "iou-wrk")   # iou-wrk-PID: the reader's io_uring workers
 
 RQ_ISSUE = re.compile(r"^\s*(?P<task>.+?)-(?P<pid>\d+)\s+\[\d+\]\s+\S+\s+(?P<ts>\d+\.\d+):\s+"
                       r"block_rq_issue:\s+(?P<maj>\d+),(?P<min>\d+)\s+(?P<rwbs>\S+)\s+(?P<bytes>\d+)\s+\((?P<cmd>[^)]*)\)\s+"
@@ -98,7 +98,8 @@ def block_trace(lines, done_s):
     per = {}
     seeks, prev_end, dist = 0, None, 0
     for ts, dev, rwbs, sector, nr, comm in before:
-        name = re.sub(r"[/:]\d+.*$", "", comm) if comm.startswith("kworker") else comm
+        name = re.sub(r"[/:]\d+.*$", "", comm) if comm.startswith("kworker") else \
+            "iou-wrk" if comm.startswith("iou-wrk-") else comm
         p = per.setdefault(name, {"requests": 0, "bytes": 0})
         p["requests"] += 1
         p["bytes"] += nr * 512
@@ -106,12 +107,14 @@ def block_trace(lines, done_s):
             seeks += 1
             dist += abs(sector - prev_end)
         prev_end = sector + nr
-    rd = [i[0] for i in reads if i[5] in READER_COMMS]
-    sizes = {}
+    rd = [i[0] for i in reads if i[5] in READER_COMMS or i[5].startswith("iou-wrk-")]
+    sizes, rsizes = {}, {}
     for i in before:
         b = i[4] * 512
         k = "<=4K" if b <= 4096 else "<=64K" if b <= 65536 else "<1M" if b < 1 << 20 else ">=1M"
         sizes[k] = sizes.get(k, 0) + 1
+        if i[5] in READER_COMMS or i[5].startswith("iou-wrk-"):
+            rsizes[k] = rsizes.get(k, 0) + 1
     return {
         "disk": "%d:%d" % disk,
         "requests": len(before),
@@ -125,6 +128,7 @@ def block_trace(lines, done_s):
         "reader_first_s": rd[0] if rd else None,
         "reader_last_s": rd[-1] if rd else None,
         "sizes": sizes,
+        "reader_sizes": rsizes,
         "by_process": dict(sorted(per.items(), key=lambda kv: -kv[1]["requests"])),
     }
 
@@ -280,7 +284,7 @@ def med(xs):
 
 def table(rundir):
     boots = []
-    for root, dirs, files in os.walk(rundir):
+    for root, dirs, files in os.walk(rundir, followlinks=True):
         dirs.sort()
         if "results.log" in files and "boot.env" in files:
             # recomputed from the raw output: the figures follow report.py
