@@ -456,9 +456,9 @@ do_run() {
 	echo "wall_s=$(( $(date +%s) - t_start ))" >> "$rundir/run.env"
 	/usr/bin/python3 "$HERE/report.py" table "$rundir"
 	mkdir -p "$HERE/results"
-	cp "$rundir/results.md" "$HERE/results/${stamp%T*}.md"
-	cp "$rundir/results.json" "$HERE/results/${stamp%T*}.json"
-	log "results: $rundir/results.md, $HERE/results/${stamp%T*}.md"
+	cp "$rundir/results.md" "$HERE/results/${stamp}.md"
+	cp "$rundir/results.json" "$HERE/results/${stamp}.json"
+	log "results: $rundir/results.md, $HERE/results/${stamp}.md"
 }
 
 # one compound command: bash has read all of it before running any, so the
