@@ -15,7 +15,10 @@
  * (2000):
  *   - the disk completes no read and has no request in flight, and
  *   - the CPU is busy less than --cpu-pct (5) % of the window, the monitor's
- *     own CPU time subtracted.
+ *     own CPU time subtracted;
+ *   - the window was seen: at least half of its ticks were accounted (a
+ *     vCPU the host did not run for a while accounts none, and would look
+ *     idle).
  * It then writes, between marker lines, to --out (the second serial port):
  * a summary (key=value), the samples, the kernel log, the trace buffer
  * (block events always; filemap events on a traced boot) and the CPU loop
@@ -204,7 +207,13 @@ static long check_done(size_t *cand)
 		b = &samples[k];
 		busy = (double)(b->cpu_busy - a->cpu_busy);
 		all = (double)(b->cpu_all - a->cpu_all);
-		if (all > 0 && busy * 100.0 < opt.cpu_pct * all)
+		/*
+		 * A vCPU the host did not run accounts no tick at all: such a
+		 * window is not idle, it is unseen. Require at least half the
+		 * window's ticks (USER_HZ 100, one CPU) to be accounted.
+		 */
+		if (all > 0 && busy * 100.0 < opt.cpu_pct * all &&
+		    all * 2 >= (double)(b->t_ns - a->t_ns) / 1e7)
 			return (long)*cand;
 		(*cand)++;
 	}
