@@ -78,8 +78,11 @@ def union_len(iv):
     return total
 
 
-def block_trace(lines, done_s):
-    """Reads on the boot disk from the guest's block trace."""
+def block_trace(lines, done_s, done_count=None):
+    """Reads on the boot disk from the guest's block trace. Before done = the
+    first done_count reads (the monitor's diskstats read count at done): the
+    trace clock (sched_clock) drifts from CLOCK_BOOTTIME under TCG by up to a
+    second, so a time cut misplaces the reads near done; the count does not."""
     issues = []
     devs = {}
     for line in lines:
@@ -94,7 +97,10 @@ def block_trace(lines, done_s):
     # the boot disk: the device with most requests whose minor is 0 (vda)
     disk = max(devs, key=lambda d: (d[1] == 0, devs[d]))
     reads = [i for i in issues if i[1] == disk and "R" in i[2] and i[4] > 0]
-    before = [i for i in reads if done_s is None or i[0] <= done_s]
+    if done_count is not None and done_s is not None:
+        before = reads[:done_count]
+    else:
+        before = [i for i in reads if done_s is None or i[0] <= done_s]
     per = {}
     seeks, prev_end, dist = 0, None, 0
     for ts, dev, rwbs, sector, nr, comm in before:
@@ -198,8 +204,11 @@ def boot(d):
         "io_ticks_s": int(s.get("io_ticks_ms", 0)) / 1000,
         "host_wall_s": float(env.get("host_wall_s", 0) or 0),
     }
-    bt = block_trace(sec.get("trace", []), done_s)
+    bt = block_trace(sec.get("trace", []), done_s,
+                     int(s["rd_ios"]) if s.get("rd_ios") and done_s is not None else None)
     r["trace"] = bt
+    # done on the trace's clock: not before the last read that preceded it
+    done_tr = max(done_s, bt["last_read_s"]) if done_s is not None and bt.get("last_read_s") else done_s
     # validity: the idle window was seen (the host ran the vCPU: at least
     # half of its ticks accounted) and no read came after done
     smp = []
@@ -225,7 +234,7 @@ def boot(d):
     off_us = align(timed, bt.get("reads_issued", []))
     if timed and off_us is not None:
         r["filter_offset_s"] = off_us / 1e6
-        lim = (done_s * 1e6 + off_us) if done_s is not None else float("inf")
+        lim = (done_tr * 1e6 + off_us) if done_tr is not None else float("inf")
         inwin = [q for q in timed if q[0] - q[5] <= lim]
         r["busy_s"] = union_len([(q[0], q[0] + q[4]) for q in inwin]) / 1e6
         r["busy_read_s"] = union_len([(q[0], q[0] + q[4]) for q in inwin if q[3] in "Rr"]) / 1e6
