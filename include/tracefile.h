@@ -123,9 +123,11 @@ errcode_t bp_trace_add_meta(struct bp_trace *t, uint64_t offset, uint64_t length
 /* Set a header string (device, kernel, source); copies value. */
 errcode_t bp_trace_set_str(char **field, const char *value);
 /*
- * Sort ranges by offset and merge those that overlap or touch (and, for
- * file ranges, are physically contiguous); order files by first access,
- * then inode; sort and merge metadata ranges; drop files with no range.
+ * Sort ranges by offset and merge those that overlap, or touch with no other
+ * file first read in between (a run of first access: the head and the tail
+ * of a file read apart stay two ranges), and, for file ranges, are physically
+ * contiguous; order files by first access, then inode; sort and merge
+ * metadata ranges; drop files with no range. ENOMEM is the only error.
  */
 errcode_t bp_trace_normalize(struct bp_trace *t);
 /* Number of M, F and R records bp_trace_save() writes. */

@@ -129,25 +129,31 @@ static uint64_t phys_at(const struct bp_trace_range *r, uint64_t off)
 }
 
 /*
- * Merge sorted ranges. Two ranges join when they overlap or touch and the
- * second continues the first physically (both holes, or phys in step).
- * Overlapping ranges that disagree physically are clipped: the earlier
- * offset wins for the bytes they share.
+ * Merge a file's ranges, sorted by offset. Two ranges join when they overlap,
+ * or touch and belong to the same run of first access (see access_runs());
+ * either way only when the second continues the first physically (both
+ * holes, or phys in step). Overlapping ranges that disagree physically are
+ * clipped: the earlier offset wins for the bytes they share. runs[i] is the
+ * run of ranges[i]; NULL joins every touching pair.
  */
-static void merge_ranges(struct bp_trace_file *f)
+static void merge_ranges(struct bp_trace_file *f, const uint32_t *runs)
 {
 	size_t i, n = 0;
+	uint32_t run;
 
 	if (!f->nranges)
 		return;
-	qsort(f->ranges, f->nranges, sizeof(*f->ranges), cmp_range);
+	run = runs ? runs[0] : 0;
 	for (i = 1; i < f->nranges; i++) {
 		struct bp_trace_range *p = &f->ranges[n], *r = &f->ranges[i];
 		uint64_t pend = p->offset + p->length, rend = r->offset + r->length;
+		int joins = r->offset < pend || (r->offset == pend && (!runs || runs[i] == run));
 
-		if (r->offset <= pend && phys_at(p, r->offset) == r->phys) {
-			if (rend > pend)
+		if (joins && phys_at(p, r->offset) == r->phys) {
+			if (rend > pend) {
 				p->length = rend - p->offset;
+				run = runs ? runs[i] : 0;
+			}
 			if (r->first_ns < p->first_ns)
 				p->first_ns = r->first_ns;
 			continue;
@@ -161,12 +167,75 @@ static void merge_ranges(struct bp_trace_file *f)
 			r->offset = pend;
 		}
 		f->ranges[++n] = *r;
+		run = runs ? runs[i] : 0;
 	}
 	f->nranges = n + 1;
 	f->first_ns = UINT64_MAX;
 	for (i = 0; i < f->nranges; i++)
 		if (f->ranges[i].first_ns < f->first_ns)
 			f->first_ns = f->ranges[i].first_ns;
+}
+
+struct access_key {
+	uint64_t first_ns;
+	size_t file;
+	size_t slot;		/* index into the runs array */
+};
+
+static int cmp_access(const void *a, const void *b)
+{
+	const struct access_key *x = a, *y = b;
+
+	if (x->first_ns != y->first_ns)
+		return x->first_ns < y->first_ns ? -1 : 1;
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+/*
+ * Runs of first access. Every range of every file, in first-access order,
+ * falls into runs: a run is a stretch of that order in which only one file
+ * is read. A boot that reads the head of a file, then other files, then the
+ * file's tail makes two runs of that file; its two ranges stay apart even
+ * where they touch, so relayout can place each where the boot needs it
+ * (bootpack-relayout(8), Pieces; bootpack-trace(5), R records). *ret holds
+ * one run number per range: files in order, each file's ranges in their
+ * sorted order.
+ */
+static errcode_t access_runs(const struct bp_trace *t, uint32_t **ret)
+{
+	struct access_key *k;
+	uint32_t *runs, run = 0;
+	size_t i, j, n = 0, slot = 0;
+
+	*ret = NULL;
+	for (i = 0; i < t->nfiles; i++)
+		n += t->files[i].nranges;
+	if (!n)
+		return 0;
+	k = malloc(n * sizeof(*k));
+	runs = malloc(n * sizeof(*runs));
+	if (!k || !runs) {
+		free(k);
+		free(runs);
+		return ENOMEM;
+	}
+	for (i = 0; i < t->nfiles; i++)
+		for (j = 0; j < t->files[i].nranges; j++, slot++) {
+			k[slot].first_ns = t->files[i].ranges[j].first_ns;
+			k[slot].file = i;
+			k[slot].slot = slot;
+		}
+	qsort(k, n, sizeof(*k), cmp_access);
+	for (i = 0; i < n; i++) {
+		if (i && k[i].file != k[i - 1].file)
+			run++;
+		runs[k[i].slot] = run;
+	}
+	free(k);
+	*ret = runs;
+	return 0;
 }
 
 static void merge_meta(struct bp_trace *t)
@@ -193,10 +262,22 @@ static void merge_meta(struct bp_trace *t)
 
 errcode_t bp_trace_normalize(struct bp_trace *t)
 {
-	size_t i, n = 0;
+	uint32_t *runs;
+	size_t i, n = 0, slot = 0;
+	errcode_t rc;
 
+	for (i = 0; i < t->nfiles; i++)
+		if (t->files[i].nranges)
+			qsort(t->files[i].ranges, t->files[i].nranges,
+			      sizeof(*t->files[i].ranges), cmp_range);
+	rc = access_runs(t, &runs);
+	if (rc)
+		return rc;
 	for (i = 0; i < t->nfiles; i++) {
-		merge_ranges(&t->files[i]);
+		size_t nr = t->files[i].nranges;
+
+		merge_ranges(&t->files[i], runs ? runs + slot : NULL);
+		slot += nr;
 		if (!t->files[i].nranges) {
 			free(t->files[i].path);
 			free(t->files[i].ranges);
@@ -204,6 +285,7 @@ errcode_t bp_trace_normalize(struct bp_trace *t)
 		}
 		t->files[n++] = t->files[i];
 	}
+	free(runs);
 	t->nfiles = n;
 	qsort(t->files, t->nfiles, sizeof(*t->files), cmp_file);
 	merge_meta(t);

@@ -211,10 +211,13 @@ static errcode_t one_inode(const struct bp_event *ev, size_t n, int use_access, 
 			t = tadd[j];
 		}
 		t -= t0;
-		if (nr && r[nr - 1].end == b[j]) {
+		/*
+		 * Touching segments are joined only when they were first read
+		 * in one go (the same time); the rest is for bp_trace_normalize,
+		 * which sees every file and keeps apart what the boot read apart.
+		 */
+		if (nr && r[nr - 1].end == b[j] && r[nr - 1].first_ns == t) {
 			r[nr - 1].end = b[j + 1];
-			if (t < r[nr - 1].first_ns)
-				r[nr - 1].first_ns = t;
 			continue;
 		}
 		r[nr].start = b[j];

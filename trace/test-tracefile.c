@@ -64,6 +64,36 @@ static errcode_t load_text(const char *text, struct bp_err *err)
 
 #define HDR "bootpack-trace 1\nuuid 0123abcd-0000-4000-8000-00000000000a\nblock-size 4096\n"
 
+/*
+ * Page order: touching ranges of a file join only when no other file was
+ * first read in between. A: head at 10, B at 20, A's tail at 30 -> A keeps
+ * two ranges; C: two touching reads at 40 and 50 with nothing between -> one.
+ */
+static void test_page_order_runs(void)
+{
+	struct bp_trace *t = bp_trace_new();
+	struct bp_trace_file *f;
+
+	f = bp_trace_add_file(t, 20, 1, 65536, 0, "/a");
+	bp_trace_file_add_range(f, 0, 8192, 10, 1 << 20);
+	bp_trace_file_add_range(f, 8192, 8192, 30, (1 << 20) + 8192);
+	f = bp_trace_add_file(t, 21, 1, 4096, 0, "/b");
+	bp_trace_file_add_range(f, 0, 4096, 20, 2 << 20);
+	f = bp_trace_add_file(t, 22, 1, 16384, 0, "/c");
+	bp_trace_file_add_range(f, 8192, 8192, 50, (3 << 20) + 8192);
+	bp_trace_file_add_range(f, 0, 8192, 40, 3 << 20);
+	CHECK(bp_trace_normalize(t) == 0);
+	CHECK(t->nfiles == 3 && t->files[0].ino == 20 && t->files[2].ino == 22);
+	if (t->nfiles == 3) {
+		CHECK(t->files[0].nranges == 2);
+		CHECK(t->files[0].ranges[0].first_ns == 10 && t->files[0].ranges[1].first_ns == 30);
+		CHECK(t->files[0].ranges[1].offset == 8192 && t->files[0].ranges[1].length == 8192);
+		CHECK(t->files[2].nranges == 1 && t->files[2].ranges[0].length == 16384);
+		CHECK(t->files[2].ranges[0].first_ns == 40);
+	}
+	bp_trace_free(t);
+}
+
 int main(void)
 {
 	struct bp_trace *t, *u, *m;
@@ -77,6 +107,7 @@ int main(void)
 		return 99;
 	snprintf(path, sizeof(path), "%s/t", dir);
 
+	test_page_order_runs();
 	t = sample("0123abcd-0000-4000-8000-00000000000a", 100);
 	CHECK(t->nfiles == 2);	/* /empty dropped */
 	CHECK(t->files[0].ino == 13 && t->files[1].ino == 12);
