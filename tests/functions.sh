@@ -44,6 +44,32 @@ _bp_cleanup() {
 trap _bp_cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
+# Page-cache drops. A case that checks what is resident (mincore) or what a
+# command reads (a trace) holds a shared lock from its own drop to its end
+# (bp_cache_hold); every drop takes the lock exclusively (bp_drop_caches),
+# dropping the caller's shared hold first. So no case's drop_caches lands in
+# another case's window, however many cases run at once. A drop waits at most
+# 120 s, then goes ahead (never a hang).
+BP_CACHE_LOCK=${BP_CACHE_LOCK:-/tmp/bootpack-tests-cache.lock}
+_bp_cache_fd=
+bp_drop_caches() {
+	local fd
+	if [ -n "$_bp_cache_fd" ]; then
+		exec {_bp_cache_fd}>&-
+		_bp_cache_fd=
+	fi
+	sync
+	exec {fd}>>"$BP_CACHE_LOCK"
+	flock -w 120 -x "$fd" || bp_info "cache lock busy for 120 s: dropping anyway"
+	echo 3 >/proc/sys/vm/drop_caches
+	exec {fd}>&-
+}
+bp_cache_hold() {
+	[ -n "$_bp_cache_fd" ] && return 0
+	exec {_bp_cache_fd}>>"$BP_CACHE_LOCK"
+	flock -w 120 -s "$_bp_cache_fd" || bp_info "cache lock busy for 120 s: going on without it"
+}
+
 # bp_loop_attach IMG VAR: attach IMG to a free loop device, store it in VAR.
 bp_loop_attach() {
 	local _bp_loopdev

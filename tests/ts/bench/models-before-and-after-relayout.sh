@@ -13,7 +13,7 @@ bp_loop_attach "$img" dev
 bp_mount "$dev" "$BP_TMPDIR/mnt" ro
 echo 128 >"/sys/block/${dev#/dev/}/queue/read_ahead_kb"
 sync
-echo 3 >/proc/sys/vm/drop_caches
+bp_drop_caches
 m=$BP_TMPDIR/mnt
 "$BOOTPACK" trace -o "$BP_TMPDIR/boot.trace" --device "$dev" -- sh -c \
 	"cat $m/etc/fstab $m/usr/bin/bash $m/boot/vmlinuz-6.1.0-bootpack $m/etc/bp-pkg* \

@@ -19,7 +19,8 @@ mnt=$BP_TMPDIR/mnt
 echo 0 >"/sys/block/$(basename "$loop")/queue/read_ahead_kb"
 sync
 blockdev --flushbufs "$loop"
-echo 3 >/proc/sys/vm/drop_caches
+bp_drop_caches
+bp_cache_hold
 
 L=$mnt/usr/lib/x86_64-linux-gnu
 "$BOOTPACK" trace -o "$BP_TMPDIR/trace" --device "$loop" -- sh -c "

@@ -40,7 +40,8 @@ rd_make_pack() {
 rd_cold() {
 	sync
 	blockdev --flushbufs "$1"
-	echo 3 >/proc/sys/vm/drop_caches
+	bp_drop_caches
+	bp_cache_hold
 }
 
 # rd_read_sectors LOOP: sectors read so far (field 3 of /sys/block/X/stat).

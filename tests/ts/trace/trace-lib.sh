@@ -39,7 +39,8 @@ tr_cold() {
 	echo "$2" >"/sys/block/$(basename "$1")/queue/read_ahead_kb"
 	sync
 	blockdev --flushbufs "$1"
-	echo 3 >/proc/sys/vm/drop_caches
+	bp_drop_caches
+	bp_cache_hold
 }
 
 # tr_ranges TRACE: "path offset length" per R line, in file order.
