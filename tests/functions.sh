@@ -70,6 +70,19 @@ bp_cache_hold() {
 	flock -w 120 -s "$_bp_cache_fd" || bp_info "cache lock busy for 120 s: going on without it"
 }
 
+# bp_kmsg_mark / bp_kmsg_grep: the kernel log written after a mark. (Counting
+# dmesg lines fails once the ring buffer is full: old lines drop as new ones
+# come, so the count stays the same.)
+bp_kmsg_mark() {
+	_bp_kmsg_mark="bootpack-test-mark-$$-$RANDOM$RANDOM"
+	echo "$_bp_kmsg_mark" >/dev/kmsg
+}
+# bp_kmsg_grep ERE: does the kernel log since the mark hold a line matching ERE?
+bp_kmsg_grep() {
+	dmesg | sed -n "/$_bp_kmsg_mark/,\$p" >"$BP_TMPDIR/kmsg.since"
+	grep -qE -- "$1" "$BP_TMPDIR/kmsg.since"
+}
+
 # bp_loop_attach IMG VAR: attach IMG to a free loop device, store it in VAR.
 bp_loop_attach() {
 	local _bp_loopdev

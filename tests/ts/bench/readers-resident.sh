@@ -153,7 +153,7 @@ for reader in sreadahead-style ureadahead-style; do
 	for try in 1 2 3; do
 		rd_cold "$loop"
 		rm -f "$BP_TMPDIR/marks/mark"
-		before=$(dmesg | wc -l)
+		bp_kmsg_mark
 		rc=0
 		timeout 60 unshare --pid --fork --mount --propagation unchanged bash -c '
 			mount --make-rprivate "$1" || exit 1
@@ -169,7 +169,7 @@ for reader in sreadahead-style ureadahead-style; do
 		[ "$(head -n 1 "$BP_TMPDIR/marks/mark")" = 1 ] || bp_fail "$reader: init did not run as PID 1"
 		bp_grep '^args:single$' "$BP_TMPDIR/marks/mark"
 		bp_grep '^others-done$' "$BP_TMPDIR/marks/mark"
-		dmesg | tail -n +$((before + 1)) | grep -q "$reader: done: " ||
+		bp_kmsg_grep "$reader: done: " ||
 			bp_fail "$reader: nothing in the kernel log"
 		[ -z "$(ls -A "$mnt/dev")" ] || bp_fail "the root's /dev was written to: $(ls -A "$mnt/dev")"
 		resident "$reader in a bare root"

@@ -125,7 +125,7 @@ bp_info "devtmpfs: $with of $total metadata pages not resident after the boot"
 [ "$with" = 0 ] || bp_fail "$with of $total metadata pages not resident after bootpack-read"
 
 # Logging to the kernel log with no /dev/kmsg: a private node again.
-before=$(dmesg | wc -l)
+bp_kmsg_mark
 bare empty --log=kmsg -- single
-dmesg | tail -n +$((before + 1)) | grep -q 'bootpack-read\[[0-9]*\]: metadata ranges read through a private node' ||
+bp_kmsg_grep 'bootpack-read\[[0-9]+\]: metadata ranges read through a private node' ||
 	bp_fail "nothing in the kernel log"
