@@ -56,15 +56,17 @@ static void usage(void)
 	printf("\nFor more details see bootpack-bench(8).\n");
 }
 
-static void print_row(const char *model, const char *layout, const struct bp_model_result *r)
+static void print_row(const char *model, const char *layout, const struct bp_model_result *r,
+		      const struct bp_stream *s)
 {
 	printf("%-10s %-7s %9.3f %9.3f %9.3f %9.3f %9.3f %7.2f %8llu %8llu\n", model, layout,
 	       r->seconds, r->positioning, r->transfer, r->overhead, r->t_phys,
 	       r->t_phys > 0 ? r->seconds / r->t_phys : 0.0, (unsigned long long)r->commands,
-	       (unsigned long long)r->discontiguities);
+	       (unsigned long long)s->discontig);
 }
 
-static void json_result(struct bp_json *j, const char *name, const struct bp_model_result *r)
+static void json_result(struct bp_json *j, const char *name, const struct bp_model_result *r,
+			const struct bp_stream *s)
 {
 	bp_json_open_object(j, name);
 	bp_json_double(j, "seconds", r->seconds);
@@ -76,7 +78,7 @@ static void json_result(struct bp_json *j, const char *name, const struct bp_mod
 	bp_json_u64(j, "bytes", r->bytes);
 	bp_json_u64(j, "commands", r->commands);
 	bp_json_u64(j, "seeks", r->seeks);
-	bp_json_u64(j, "discontiguities", r->discontiguities);
+	bp_json_u64(j, "discontiguities", s->discontig);
 	bp_json_close_object(j);
 }
 
@@ -106,8 +108,8 @@ static int report(const char *trace_path, const struct bp_dev *dev,
 			bp_json_open_object(&j, NULL);
 			bp_json_string(&j, "model", models[i]->name);
 			bp_json_string(&j, "description", models[i]->description);
-			json_result(&j, "traced", &rb);
-			json_result(&j, "now", &rn);
+			json_result(&j, "traced", &rb, before);
+			json_result(&j, "now", &rn, now);
 			bp_json_close_object(&j);
 		}
 		bp_json_close_array(&j);
@@ -128,8 +130,8 @@ static int report(const char *trace_path, const struct bp_dev *dev,
 	for (i = 0; i < nmodels; i++) {
 		bp_model_run(models[i], before->ios, before->n, &rb);
 		bp_model_run(models[i], now->ios, now->n, &rn);
-		print_row(models[i]->name, "traced", &rb);
-		print_row(models[i]->name, "now", &rn);
+		print_row(models[i]->name, "traced", &rb, before);
+		print_row(models[i]->name, "now", &rn, now);
 	}
 	return BP_EX_OK;
 }

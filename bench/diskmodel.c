@@ -125,7 +125,7 @@ double bp_model_charge(struct bp_model_state *st, const struct bp_io *io,
 	if (st->have_head && io->offset == st->head) {
 		/* Sequential: streamed, no positioning. */
 	} else {
-		res->discontiguities += st->have_head;
+		res->head_jumps += st->have_head;
 		if (m->kind == BP_DISK_HDD) {
 			if (st->have_head && io->offset > st->head &&
 			    io->offset - st->head <= m->readahead) {

@@ -78,7 +78,8 @@ struct bp_model_result {
 	uint64_t write_bytes;
 	uint64_t commands;
 	uint64_t seeks;		/* non-sequential starts that needed positioning */
-	uint64_t discontiguities;	/* reads not starting where the previous ended */
+	uint64_t head_jumps;	/* reads not starting where the head is (byte exact); the
+				 * discontiguity figure is counted on the stream (contig.h) */
 };
 
 /* The built-in models, NULL-terminated. */

@@ -8,6 +8,7 @@
 
 #include "array.h"
 #include "c.h"
+#include "contig.h"
 #include "stream.h"
 
 struct builder {
@@ -86,6 +87,7 @@ errcode_t bp_stream_build(const struct bp_trace *t, ext2_filsys fs, struct bp_st
 	struct bp_trace_ref *refs = NULL;
 	struct builder b = { .s = s };
 	const struct bp_trace_file *cur = NULL;
+	struct bp_contig c;
 	struct ext2_inode inode;
 	int cur_ok = 0;
 	size_t nrefs = 0, i, m = 0;
@@ -123,8 +125,12 @@ errcode_t bp_stream_build(const struct bp_trace *t, ext2_filsys fs, struct bp_st
 		if (rc)
 			goto fail;
 	}
-	for (i = 0; i < s->n; i++)
+	bp_contig_init(&c, t->hdr.block_size);
+	for (i = 0; i < s->n; i++) {
 		s->file_bytes += s->ios[i].length;
+		bp_contig_add(&c, s->ios[i].offset, s->ios[i].length);
+	}
+	s->discontig = c.discontig;
 	s->file_bytes -= s->meta_bytes;
 	free(refs);
 	return 0;

@@ -17,6 +17,7 @@ struct bp_stream {
 	uint64_t file_bytes;	/* file data mapped to disk */
 	uint64_t meta_bytes;
 	uint64_t stale_files;	/* "now" only: generation differs or inode gone */
+	uint64_t discontig;	/* discontiguities of ios (contig.h rule) */
 };
 
 /*

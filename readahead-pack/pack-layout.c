@@ -5,31 +5,12 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "contig.h"
 #include "pack-layout.h"
 
 struct span {
 	uint64_t pos, phys, len;
 };
-
-struct walk {
-	uint64_t bs, prev_first, prev_last;
-	int started;
-	uint64_t discontig, gap;
-};
-
-static void step(struct walk *w, uint64_t phys, uint64_t len)
-{
-	uint64_t first = phys / w->bs, last = (phys + len - 1) / w->bs;
-
-	if (w->started && !(first >= w->prev_first && first <= w->prev_last + 1)) {
-		w->discontig++;
-		if (first > w->prev_last + 1)
-			w->gap += (first - w->prev_last - 1) * w->bs;
-	}
-	w->started = 1;
-	w->prev_first = first;
-	w->prev_last = last;
-}
 
 static int cmp_span(const void *a, const void *b)
 {
@@ -43,7 +24,7 @@ static int cmp_span(const void *a, const void *b)
 int bp_pack_layout(const struct bp_pack *p, struct bp_pack_layout *l)
 {
 	const struct bp_pack_info *in = bp_pack_info(p);
-	struct walk w = { .bs = in->block_size }, wt = { .bs = in->block_size };
+	struct bp_contig w, wt;
 	struct bp_pack_entry e;
 	struct bp_pack_meta m;
 	struct span *s;
@@ -54,15 +35,17 @@ int bp_pack_layout(const struct bp_pack *p, struct bp_pack_layout *l)
 	s = malloc((n ? n : 1) * sizeof(*s));
 	if (!s)
 		return -ENOMEM;
+	bp_contig_init(&w, in->block_size);
+	bp_contig_init(&wt, in->block_size);
 	for (i = 0; i < in->nmeta; i++) {
 		bp_pack_meta(p, i, &m);
-		step(&w, m.offset, m.length);
+		bp_contig_add(&w, m.offset, m.length);
 		l->meta_bytes += m.length;
 		s[i] = (struct span){ m.budget_pos, m.offset, m.length };
 	}
 	for (i = 0; i < in->nentries; i++) {
 		bp_pack_entry(p, i, &e);
-		step(&w, e.phys, e.length);
+		bp_contig_add(&w, e.phys, e.length);
 		l->file_bytes += e.length;
 		if (i == 0)
 			l->file_phys_min = e.phys;
@@ -72,10 +55,10 @@ int bp_pack_layout(const struct bp_pack *p, struct bp_pack_layout *l)
 	}
 	qsort(s, n, sizeof(*s), cmp_span);
 	for (i = 0; i < n; i++)
-		step(&wt, s[i].phys, s[i].len);
-	l->discontig = w.discontig;
-	l->gap_bytes = w.gap;
-	l->discontig_time = wt.discontig;
+		bp_contig_add(&wt, s[i].phys, s[i].len);
+	l->reading_seeks = w.discontig;
+	l->gap_bytes = w.gap_bytes;
+	l->discontig = wt.discontig;
 	free(s);
 	return 0;
 }

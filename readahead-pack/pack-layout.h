@@ -10,16 +10,18 @@
 #include "pack-parse.h"
 
 /*
- * Ranges are compared at block granularity: the next range is contiguous
- * with the previous one when it starts in the block after the previous
- * one's last block, or inside the previous range (shared block).
+ * Both figures count with the one rule of contig.h (block granularity).
+ * "discontig" is the discontiguity figure every verb prints: the ranges in
+ * first-access order (budget_pos). "reading_seeks" is another figure: the
+ * same rule over the order bootpack-read issues the reads in (metadata by
+ * offset, then entries by device offset).
  */
 struct bp_pack_layout {
 	uint64_t ranges;		/* meta + entries */
 	uint64_t meta_bytes, file_bytes;
-	uint64_t discontig;		/* in reading order: meta by offset, then entries */
+	uint64_t discontig;		/* in first-access order (budget_pos) */
+	uint64_t reading_seeks;		/* in reading order: meta by offset, then entries */
 	uint64_t gap_bytes;		/* bytes skipped forward between ranges in that order */
-	uint64_t discontig_time;	/* in first-access order (budget_pos) */
 	uint64_t file_phys_min;		/* physical span of the file entries */
 	uint64_t file_phys_end;		/* (0, 0 without entries) */
 	uint64_t files;			/* distinct paths */

@@ -151,8 +151,8 @@ static void dump_json(const char *path, const struct bp_pack *p, const struct bp
 	bp_json_double(&j, "bytes_per_entry",
 		       l->ranges ? (double)(in->hdr_size + in->body_size) / (double)l->ranges : 0);
 	bp_json_u64(&j, "discontiguities", l->discontig);
+	bp_json_u64(&j, "reading_order_seeks", l->reading_seeks);
 	bp_json_u64(&j, "gap_bytes", l->gap_bytes);
-	bp_json_u64(&j, "discontiguities_time_order", l->discontig_time);
 	bp_json_u64(&j, "spread", l->file_phys_end - l->file_phys_min);
 	bp_json_close_object(&j);
 	bp_json_close_object(&j);
@@ -214,7 +214,7 @@ static void dump_text(const char *path, const struct bp_pack *p, const struct bp
 		}
 	}
 	printf("\n%llu ranges, %llu files, %s (metadata %s); %.1f bytes per entry; "
-	       "%llu discontiguities on disk, spread %s\n",
+	       "%llu discontiguities in first-access order, spread %s\n",
 	       (unsigned long long)l->ranges, (unsigned long long)l->files,
 	       bp_pack_size_str(l->meta_bytes + l->file_bytes, bytes, b1, sizeof(b1)),
 	       bp_pack_size_str(l->meta_bytes, bytes, b2, sizeof(b2)),

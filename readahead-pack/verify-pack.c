@@ -47,8 +47,8 @@ static void print_json(const char *pack, const char *device, const struct bp_pac
 		bp_json_u64(&j, bp_pack_stale_name(s), c->count[s]);
 	bp_json_close_object(&j);
 	bp_json_u64(&j, "discontiguities", l->discontig);
+	bp_json_u64(&j, "reading_order_seeks", l->reading_seeks);
 	bp_json_u64(&j, "gap_bytes", l->gap_bytes);
-	bp_json_u64(&j, "discontiguities_time_order", l->discontig_time);
 	bp_json_u64(&j, "spread", l->file_phys_end - l->file_phys_min);
 	bp_json_close_object(&j);
 	bp_json_open_array(&j, "stale");
@@ -109,10 +109,10 @@ static void print_text(const char *pack, const char *device, const struct bp_pac
 	if (shown < c->stale_entries)
 		printf("  ... %llu more (--json lists all)\n",
 		       (unsigned long long)(c->stale_entries - shown));
-	printf("Contiguity:  %llu discontiguities in reading order (%s skipped), %llu in "
-	       "first-access order\n", (unsigned long long)l->discontig,
-	       bp_pack_size_str(l->gap_bytes, bytes, b2, sizeof(b2)),
-	       (unsigned long long)l->discontig_time);
+	printf("Contiguity:  %llu discontiguities in first-access order; %llu seeks in reading "
+	       "order (%s skipped)\n", (unsigned long long)l->discontig,
+	       (unsigned long long)l->reading_seeks,
+	       bp_pack_size_str(l->gap_bytes, bytes, b2, sizeof(b2)));
 	printf("Spread:      file entries span %s on disk for %s of data (%.1f%% dense)\n",
 	       bp_pack_size_str(spread, bytes, b3, sizeof(b3)),
 	       bp_pack_size_str(l->file_bytes, bytes, b1, sizeof(b1)),

@@ -37,6 +37,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "bp_et.h"
+#include "contig.h"
 #include "rl-int.h"
 
 #define RL_MAX_ITEMS (1u << 22)
@@ -915,28 +916,25 @@ void rl_stream_walk(const struct rl_stream *s, int planned, rl_run_fn fn, void *
 }
 
 struct disc_ctx {
-	blk64_t next;
-	uint64_t runs, blocks;
+	struct bp_contig c;	/* in blocks: block size 1 */
+	uint64_t blocks;
 };
 
 static void disc_cb(void *ctx, blk64_t start, blk64_t len)
 {
 	struct disc_ctx *d = ctx;
 
-	if (!len)
-		return;
-	if (!d->runs || start != d->next)
-		d->runs++;
-	d->next = start + len;
+	bp_contig_add(&d->c, start, len);
 	d->blocks += len;
 }
 
 uint64_t rl_stream_discontig(const struct rl_stream *s, int planned, uint64_t *blocks)
 {
-	struct disc_ctx d = { 0 };
+	struct disc_ctx d = { .blocks = 0 };
 
+	bp_contig_init(&d.c, 1);
 	rl_stream_walk(s, planned, disc_cb, &d);
 	if (blocks)
 		*blocks = d.blocks;
-	return d.runs ? d.runs - 1 : 0;
+	return d.c.discontig;
 }

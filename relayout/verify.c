@@ -4,18 +4,21 @@
  *
  * The stream is built exactly as relayout builds it (directories, tree and
  * indirect blocks, data in first-access order) from the filesystem as it is,
- * and its physical runs are counted: 0 discontiguities = one sequential read.
+ * and its discontiguities are counted with the one rule of contig.h:
+ * 0 discontiguities = one sequential read.
  */
 #include <string.h>
 
 #include <ext2fs/ext2fs.h>
 
 #include "bp_et.h"
+#include "contig.h"
 #include "rl-int.h"
 
 struct vctx {
 	struct bp_verify_report *r;
-	blk64_t next, cur_run;
+	struct bp_contig contig;	/* in blocks: block size 1 */
+	blk64_t cur_run;
 	int any;
 };
 
@@ -23,14 +26,15 @@ static void run_cb(void *ctx, blk64_t start, blk64_t len)
 {
 	struct vctx *c = ctx;
 	struct bp_verify_report *r = c->r;
+	uint64_t before = c->contig.discontig;
 
 	if (!len)
 		return;
-	if (c->any && start == c->next) {
+	bp_contig_add(&c->contig, start, len);
+	if (c->any && c->contig.discontig == before) {
 		r->in_order_blocks += len;
 		c->cur_run += len;
 	} else {
-		r->runs++;
 		r->in_order_blocks += len - 1;
 		c->cur_run = len;
 	}
@@ -41,7 +45,6 @@ static void run_cb(void *ctx, blk64_t start, blk64_t len)
 	if (start + len - 1 > r->last_block)
 		r->last_block = start + len - 1;
 	r->blocks += len;
-	c->next = start + len;
 	c->any = 1;
 }
 
@@ -108,8 +111,10 @@ errcode_t bp_verify_run(const char *device, const struct bp_trace *trace, int wh
 		ext2fs_free(fs);
 		return rc;
 	}
+	bp_contig_init(&c.contig, 1);
 	rl_stream_walk(&s, 0, run_cb, &c);
-	rep->discontiguities = rep->runs ? rep->runs - 1 : 0;
+	rep->runs = bp_contig_runs(&c.contig);
+	rep->discontiguities = c.contig.discontig;
 	rep->files = s.files;
 	rep->dirs = s.dirs;
 	for (i = 0; i < BP_RL_SKIP_NR; i++)

@@ -9,6 +9,7 @@
 
 #include "bp_et.h"
 #include "cli.h"
+#include "contig.h"
 #include "jsonwrt.h"
 #include "log.h"
 #include "show.h"
@@ -57,11 +58,17 @@ static int cmp_piece(const void *a, const void *b)
 
 	if (x->t != y->t)
 		return x->t < y->t ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;	/* files first, then by offset */
+	return x->seq < y->seq ? -1 : x->seq > y->seq;	/* metadata first, then by offset */
 }
 
+/*
+ * The trace's reads where the trace recorded them, in first-access order
+ * (metadata first on a tie, as bench builds its "traced" stream), counted
+ * with the one rule of contig.h.
+ */
 static int summarize(const struct bp_trace *t, struct summary *s)
 {
+	struct bp_contig c;
 	struct bp_trace_ref *refs;
 	struct piece *p;
 	size_t i, n, np = 0;
@@ -75,7 +82,15 @@ static int summarize(const struct bp_trace *t, struct summary *s)
 		free(refs);
 		return -1;
 	}
-	/* refs are in time order; metadata is merged in, ties keep this order. */
+	/* Metadata first, so that on a tie it sorts before the file ranges. */
+	for (i = 0; i < t->nmeta; i++) {
+		s->meta_bytes += t->meta[i].length;
+		p[np].t = t->meta[i].first_ns;
+		p[np].seq = np;
+		p[np].phys = t->meta[i].offset;
+		p[np++].len = t->meta[i].length;
+	}
+	/* refs are in time order; ties keep this order. */
 	for (i = 0; i < n; i++) {
 		s->bytes += refs[i].range->length;
 		if (refs[i].range->phys == BP_PHYS_NONE)
@@ -85,22 +100,16 @@ static int summarize(const struct bp_trace *t, struct summary *s)
 		p[np].phys = refs[i].range->phys;
 		p[np++].len = refs[i].range->length;
 	}
-	for (i = 0; i < t->nmeta; i++) {
-		s->meta_bytes += t->meta[i].length;
-		p[np].t = t->meta[i].first_ns;
-		p[np].seq = np;
-		p[np].phys = t->meta[i].offset;
-		p[np++].len = t->meta[i].length;
-	}
 	qsort(p, np, sizeof(*p), cmp_piece);
+	bp_contig_init(&c, t->hdr.block_size);
 	for (i = 0; i < np; i++) {
-		if (i && p[i].phys != p[i - 1].phys + p[i - 1].len)
-			s->discontig++;
+		bp_contig_add(&c, p[i].phys, p[i].len);
 		if (p[i].phys < s->phys_min)
 			s->phys_min = p[i].phys;
 		if (p[i].phys + p[i].len > s->phys_max)
 			s->phys_max = p[i].phys + p[i].len;
 	}
+	s->discontig = c.discontig;
 	s->spread = np ? s->phys_max - s->phys_min : 0;
 	if (!np)
 		s->phys_min = 0;

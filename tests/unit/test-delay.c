@@ -85,7 +85,7 @@ static void hdd_cases(void)
 	bp_model_totals(&st, &r);
 	CHECK(NEAR(r.seconds, 0.008450297915 + 0.001760034502 + 0.006231394742 + 0.006946808010));
 	CHECK(r.seeks == 2 && r.commands == 4 && r.bytes == 4096 + 65536 + 4096 + 4096);
-	CHECK(r.discontiguities == 2);
+	CHECK(r.head_jumps == 2);
 }
 
 static void flash_cases(void)

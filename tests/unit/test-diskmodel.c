@@ -41,7 +41,7 @@ int main(void)
 	bp_model_run(eee, &one, 1, &r);
 	CHECK(fabs(r.t_phys - 3.0) < 1e-9);
 	CHECK(fabs(r.transfer - 3.0) < 1e-9);
-	CHECK(r.positioning == 0.0 && r.discontiguities == 0);
+	CHECK(r.positioning == 0.0 && r.head_jumps == 0);
 	CHECK(r.seconds >= r.t_phys && r.seconds < 3.3);
 
 	/* One stream at the outer tracks: 75 MB / 45 MB/s plus one initial access. */
@@ -69,13 +69,13 @@ int main(void)
 	gap[0] = (struct bp_io){ .offset = 0, .length = 64 << 10 };
 	gap[1] = (struct bp_io){ .offset = (64 << 10) + (256 << 10), .length = 64 << 10 };
 	bp_model_run(hdd, gap, 2, &r);
-	CHECK(r.seeks == 1 && r.discontiguities == 1);
+	CHECK(r.seeks == 1 && r.head_jumps == 1);
 	/* A far or backward jump needs positioning: seek plus half a revolution. */
 	gap[1].offset = 100 * MB;
 	bp_model_run(hdd, gap, 2, &r2);
 	CHECK(r2.seeks == 2 && r2.positioning > 2 * 0.00555);
 	gap[1].offset = 0;
 	bp_model_run(hdd, gap, 2, &r2);
-	CHECK(r2.seeks == 2 && r2.discontiguities == 1);
+	CHECK(r2.seeks == 2 && r2.head_jumps == 1);
 	return unit_exit();
 }

@@ -78,5 +78,5 @@ diff <(jq -S '{meta, entries}' "$BP_TMPDIR/dump.json") <(jq -S '{meta, entries}'
 "$BOOTPACK" dump "$BP_TMPDIR/pack" >"$BP_TMPDIR/dump.txt"
 bp_grep "^Pack: +$BP_TMPDIR/pack$" "$BP_TMPDIR/dump.txt"
 bp_grep "/usr/lib/x86_64-linux-gnu/libbp6.so.1$" "$BP_TMPDIR/dump.txt"
-bp_grep "^[0-9]+ ranges, 5 files, .* bytes per entry; [0-9]+ discontiguities on disk" "$BP_TMPDIR/dump.txt"
+bp_grep "^[0-9]+ ranges, 5 files, .* bytes per entry; [0-9]+ discontiguities in first-access order" "$BP_TMPDIR/dump.txt"
 bp_fsck_clean "$img"
