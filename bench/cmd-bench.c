@@ -49,6 +49,9 @@ static void usage(void)
 	       "     --stream-out <file> write both request streams, one \"LAYOUT OFFSET LENGTH\"\n"
 	       "                           line per read (LAYOUT: traced or now)\n"
 	       " -h, --help              display this help\n"
+	       " -q, --quiet             print errors only\n"
+	       " -v, --verbose           say more (repeat for debugging output)\n"
+	       " -V, --version           display version\n"
 	       "\n"
 	       "Models:\n");
 	for (i = 0; bp_disk_models[i]; i++)
@@ -240,6 +243,7 @@ int cmd_bench(int argc, char **argv)
 		{ "stream-out", required_argument, NULL, 'S' },
 		{ "svg", required_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
+		BP_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct bp_disk_model *models[MAX_MODELS];
@@ -254,7 +258,7 @@ int cmd_bench(int argc, char **argv)
 	errcode_t rc;
 	int c, json = 0, ret;
 
-	while ((c = getopt_long(argc, argv, "t:m:Jh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:m:Jh" BP_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			trace_path = optarg;
@@ -277,6 +281,12 @@ int cmd_bench(int argc, char **argv)
 			break;
 		case 'G':
 			svg_path = optarg;
+			break;
+		case 'q':
+		case 'v':
+		case 'V':
+			if (bp_cli_common_opt(c))
+				return BP_EX_OK;
 			break;
 		case 'h':
 			usage();

@@ -34,6 +34,7 @@ static void usage(void)
 	       " -h, --help         display this help\n"
 	       " -V, --version      display version\n"
 	       "\n"
+	       "Every command also takes -q, -v and -V.\n"
 	       "Run 'bootpack help <command>' for the options of a command.\n"
 	       "For more details see bootpack(8).\n");
 	exit(BP_EX_OK);
@@ -79,19 +80,46 @@ int bp_fail(const struct bp_err *err)
 	return bp_exit_code(err->code);
 }
 
+int bp_cli_common_opt(int c)
+{
+	switch (c) {
+	case 'q':
+		bp_log_set_level(BP_LOG_ERR);
+		return 0;
+	case 'v':
+		bp_log_set_level(bp_log_level() + 1);
+		return 0;
+	case 'V':
+		printf("bootpack %s\n", PACKAGE_VERSION);
+		return 1;
+	}
+	return 0;
+}
+
+/* The verb's name for getopt's own messages and ours: "bootpack VERB: ..." */
+static char *verb_argv0(const struct bp_verb *v)
+{
+	static char name[64];
+
+	snprintf(name, sizeof(name), "bootpack %s", v->name);
+	bp_log_set_verb(v->name);
+	return name;
+}
+
 static int cmd_help(int argc, char **argv)
 {
 	const struct bp_verb *v;
 	char *args[] = { NULL, (char *)"--help", NULL };
 
-	if (argc < 2)
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
 		usage();
 	v = bp_verb_find(argv[1]);
 	if (!v) {
 		bp_log_error("unknown command '%s'", argv[1]);
 		return bp_errtryhelp(NULL);
 	}
-	args[0] = (char *)v->name;
+	args[0] = verb_argv0(v);
+	optind = 0;
 	return v->fn(2, args);
 }
 
@@ -148,6 +176,7 @@ int main(int argc, char **argv)
 	/* Each verb parses its own options; optind = 0 resets glibc's getopt. */
 	argc -= optind;
 	argv += optind;
+	argv[0] = verb_argv0(v);
 	optind = 0;
 	return v->fn(argc, argv);
 }

@@ -35,6 +35,20 @@ enum {
 	OPT_COMMON_BASE = 0x100,
 };
 
+/*
+ * -q, -v and -V, which every verb takes as well as bootpack itself: append
+ * BP_COMMON_SHORTOPTS to a verb's getopt string and BP_COMMON_LONGOPTS to its
+ * option table, list them in its usage, and hand them to bp_cli_common_opt().
+ */
+#define BP_COMMON_SHORTOPTS "qvV"
+#define BP_COMMON_LONGOPTS                                   \
+	{ "quiet", no_argument, NULL, 'q' },                 \
+	{ "verbose", no_argument, NULL, 'v' },               \
+	{ "version", no_argument, NULL, 'V' }
+
+/* Sets the level for -q/-v; prints the version for -V and returns 1 (then exit 0). */
+int bp_cli_common_opt(int c);
+
 struct bp_dev;
 struct bp_trace;
 

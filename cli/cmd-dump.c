@@ -26,6 +26,9 @@ static void usage(void)
 	       "                         position) or size\n"
 	       " -b, --bytes             print sizes in bytes\n"
 	       " -h, --help              display this help\n"
+	       " -q, --quiet             print errors only\n"
+	       " -v, --verbose           say more (repeat for debugging output)\n"
+	       " -V, --version           display version\n"
 	       "\n"
 	       "For more details see bootpack-dump(8).\n");
 }
@@ -69,12 +72,13 @@ int cmd_dump(int argc, char **argv)
 		{ "sort", required_argument, NULL, OPT_SORT },
 		{ "bytes", no_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
+		BP_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bp_show_opts o = { 0 };
 	int c, t;
 
-	while ((c = getopt_long(argc, argv, "Jbh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "Jbh" BP_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'J':
 			o.json = 1;
@@ -88,6 +92,12 @@ int cmd_dump(int argc, char **argv)
 					     optarg);
 				return bp_errtryhelp("dump");
 			}
+			break;
+		case 'q':
+		case 'v':
+		case 'V':
+			if (bp_cli_common_opt(c))
+				return BP_EX_OK;
 			break;
 		case 'h':
 			usage();

@@ -25,6 +25,9 @@ static void usage(void)
 	       " -J, --json              one JSON object on stdout\n"
 	       " -b, --bytes             print sizes in bytes\n"
 	       " -h, --help              display this help\n"
+	       " -q, --quiet             print errors only\n"
+	       " -v, --verbose           say more (repeat for debugging output)\n"
+	       " -V, --version           display version\n"
 	       "\n"
 	       "For more details see bootpack-verify(8).\n");
 }
@@ -37,13 +40,14 @@ int cmd_verify(int argc, char **argv)
 		{ "json", no_argument, NULL, 'J' },
 		{ "bytes", no_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
+		BP_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bp_show_opts o = { 0 };
 	const char *trace = NULL, *pack = NULL;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "t:P:Jbh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:P:Jbh" BP_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			trace = optarg;
@@ -56,6 +60,12 @@ int cmd_verify(int argc, char **argv)
 			break;
 		case 'b':
 			o.bytes = 1;
+			break;
+		case 'q':
+		case 'v':
+		case 'V':
+			if (bp_cli_common_opt(c))
+				return BP_EX_OK;
 			break;
 		case 'h':
 			usage();

@@ -2,7 +2,8 @@
 /*
  * log.h --- messages of the command-line programs (never of the engines)
  *
- * Everything goes to stderr as "bootpack: message". The level is set by
+ * Everything goes to stderr as "bootpack: message", or "bootpack VERB: message"
+ * once the dispatcher picked a verb. The level is set by
  * -q/-v. bootpack-read has its own kmsg logger (it must not pull in stdio
  * buffering surprises as PID 1).
  */
@@ -19,6 +20,8 @@ enum bp_log_level {
 };
 
 void bp_log_init(const char *prog);
+/* Messages of a verb say "bootpack VERB: ..." (a leading "VERB: " is dropped). */
+void bp_log_set_verb(const char *verb);
 const char *bp_log_prog(void);
 void bp_log_set_level(int level);
 int bp_log_level(void);

@@ -4,10 +4,13 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "log.h"
 
 static const char *bp_prog = "bootpack";
+static const char *bp_verb;
+static char bp_prog_verb[64];
 static int bp_level = BP_LOG_WARN;
 
 void bp_log_init(const char *prog)
@@ -16,9 +19,15 @@ void bp_log_init(const char *prog)
 		bp_prog = prog;
 }
 
+void bp_log_set_verb(const char *verb)
+{
+	bp_verb = verb;
+	snprintf(bp_prog_verb, sizeof(bp_prog_verb), "%s %s", bp_prog, verb);
+}
+
 const char *bp_log_prog(void)
 {
-	return bp_prog;
+	return bp_verb ? bp_prog_verb : bp_prog;
 }
 
 void bp_log_set_level(int level)
@@ -37,16 +46,22 @@ int bp_log_level(void)
 
 void bp_log(int level, const char *fmt, ...)
 {
+	char msg[4096];
+	const char *m = msg;
+	size_t n;
 	va_list ap;
 
 	if (level > bp_level)
 		return;
-	fflush(stdout);
-	fprintf(stderr, "%s: ", bp_prog);
-	if (level == BP_LOG_WARN)
-		fputs("warning: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	/* "bootpack relayout: x", not "bootpack relayout: relayout: x" */
+	if (bp_verb) {
+		n = strlen(bp_verb);
+		if (strncmp(m, bp_verb, n) == 0 && m[n] == ':' && m[n + 1] == ' ')
+			m += n + 2;
+	}
+	fflush(stdout);
+	fprintf(stderr, "%s: %s%s\n", bp_log_prog(), level == BP_LOG_WARN ? "warning: " : "", m);
 }

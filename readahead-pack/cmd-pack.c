@@ -40,6 +40,9 @@ static void usage(void)
 	       " -J, --json                print the summary as one JSON object\n"
 	       " -b, --bytes               print sizes in bytes\n"
 	       " -h, --help                display this help\n"
+	       " -q, --quiet               print errors only\n"
+	       " -v, --verbose             say more (repeat for debugging output)\n"
+	       " -V, --version             display version\n"
 	       "\n"
 	       "<device> is the filesystem the trace was taken on: a device, an image file,\n"
 	       "UUID=… or LABEL=…. It may be mounted; nothing is written to it.\n"
@@ -135,6 +138,7 @@ int cmd_pack(int argc, char **argv)
 		{ "json", no_argument, NULL, 'J' },
 		{ "bytes", no_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
+		BP_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bp_pack_opts o = { .output = BP_PACK_DEFAULT_PATH, .budget = BP_PACK_DEFAULT_BUDGET };
@@ -147,7 +151,7 @@ int cmd_pack(int argc, char **argv)
 	int c, json = 0, bytes = 0, ret, r;
 	errcode_t rc;
 
-	while ((c = getopt_long(argc, argv, "t:o:B:Jbh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:o:B:Jbh" BP_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			trace = optarg;
@@ -192,6 +196,12 @@ int cmd_pack(int argc, char **argv)
 			break;
 		case 'b':
 			bytes = 1;
+			break;
+		case 'q':
+		case 'v':
+		case 'V':
+			if (bp_cli_common_opt(c))
+				return BP_EX_OK;
 			break;
 		case 'h':
 			usage();

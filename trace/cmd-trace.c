@@ -75,6 +75,9 @@ static void usage(void)
 	       "     --buffer-size <size>  trace buffer per CPU [32M]\n"
 	       "     --save-text <file>    keep a copy of the kernel's text trace\n"
 	       " -h, --help                display this help\n"
+	       " -q, --quiet               print errors only\n"
+	       " -v, --verbose             say more (repeat for debugging output)\n"
+	       " -V, --version             display version\n"
 	       "\n"
 	       "For more details see bootpack-trace(8).\n");
 }
@@ -794,6 +797,7 @@ int cmd_trace(int argc, char **argv)
 		{ "save-text", required_argument, NULL, OPT_SAVE_TEXT },
 		{ "from-kernel", optional_argument, NULL, OPT_FROM_KERNEL },
 		{ "help", no_argument, NULL, 'h' },
+		BP_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts o = { .mode = MODE_COMMAND, .buffer_kb = DEFAULT_BUFFER_KB };
@@ -801,7 +805,7 @@ int cmd_trace(int argc, char **argv)
 	uint64_t v;
 
 	/* "--" ends our options: what follows is the command and its own options. */
-	while ((c = getopt_long(argc, argv, "o:d:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:d:h" BP_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o.output = optarg;
@@ -850,6 +854,12 @@ int cmd_trace(int argc, char **argv)
 			break;
 		case OPT_SAVE_TEXT:
 			o.save_text = optarg;
+			break;
+		case 'q':
+		case 'v':
+		case 'V':
+			if (bp_cli_common_opt(c))
+				return BP_EX_OK;
 			break;
 		case 'h':
 			usage();

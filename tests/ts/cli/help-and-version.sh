@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # --help lists every verb on stdout and exits 0; -V names the version;
-# "help VERB" and "VERB --help" print that verb's usage.
+# "help VERB" and "VERB --help" print that verb's usage; "help --help" is
+# bootpack's own help. Every verb takes -V/--version and lists -q, -v, -V;
+# its messages, getopt's included, say "bootpack VERB:".
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 
 bp_expect_exit 0 "$BOOTPACK" --help
@@ -19,5 +21,27 @@ for v in trace relayout pack dump verify bench; do
 	cp "$BP_TMPDIR/out" "$BP_TMPDIR/help1"
 	bp_expect_exit 0 "$BOOTPACK" "$v" --help
 	cmp -s "$BP_TMPDIR/out" "$BP_TMPDIR/help1" || bp_fail "'help $v' and '$v --help' differ"
+	for o in "-q, --quiet" "-v, --verbose" "-V, --version"; do
+		bp_grep "^ $o " "$BP_TMPDIR/out"
+	done
+	for o in -V --version; do
+		bp_expect_exit 0 "$BOOTPACK" "$v" "$o"
+		bp_grep '^bootpack [0-9]+\.[0-9]+' "$BP_TMPDIR/out"
+	done
+	bp_expect_exit 2 "$BOOTPACK" "$v" --no-such-option
+	bp_grep "^bootpack $v: unrecognized option '--no-such-option'$" "$BP_TMPDIR/err"
+	bp_grep "^Try 'bootpack $v --help' for more information.$" "$BP_TMPDIR/err"
+	bp_expect_exit 2 "$BOOTPACK" "$v" -Z
+	bp_grep "^bootpack $v: invalid option -- 'Z'$" "$BP_TMPDIR/err"
+done
+# Our own messages: "bootpack VERB: ...", never "bootpack: VERB: ...".
+bp_expect_exit 2 "$BOOTPACK" relayout /dev/null
+bp_grep "^bootpack relayout: --trace is required$" "$BP_TMPDIR/err"
+bp_expect_exit 2 "$BOOTPACK" verify x
+bp_grep "^bootpack verify: give exactly one of --trace and --pack$" "$BP_TMPDIR/err"
+
+for h in --help -h; do
+	bp_expect_exit 0 "$BOOTPACK" help "$h"
+	bp_grep "^ bootpack \[options\] <command>" "$BP_TMPDIR/out"
 done
 exit 0
