@@ -3,6 +3,7 @@
  * progress.c --- progress bar and machine-readable progress lines
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,11 +19,19 @@ void bp_progress_init(struct bp_progress *p, int bar, int fd, const char *device
 {
 	memset(p, 0, sizeof(*p));
 	p->bar = bar && isatty(STDERR_FILENO);
+	p->lines = bar && !p->bar;
 	p->fd = fd;
 	p->device = device ? device : "";
 	p->pass = -1;
 	p->skip_counters = getenv("E2FSPROGS_SKIP_PROGRESS") ||
 			   getenv("BOOTPACK_SKIP_PROGRESS");
+}
+
+int bp_progress_check_fd(int fd)
+{
+	if (fd < 0 || fcntl(fd, F_GETFL) < 0)
+		return -EBADF;
+	return 0;
 }
 
 static int too_soon(struct bp_progress *p)
@@ -51,6 +60,7 @@ static void draw_bar(struct bp_progress *p, const char *label, uint64_t cur, uin
 	bar[BAR_WIDTH] = '\0';
 	fprintf(stderr, "\r%-24.24s [%s] %3d%%", label ? label : "", bar, pct);
 	fflush(stderr);
+	p->drawn_done = cur >= max;
 }
 
 void bp_progress_cb(void *ctx, int pass, const char *label, uint64_t cur, uint64_t max)
@@ -59,10 +69,11 @@ void bp_progress_cb(void *ctx, int pass, const char *label, uint64_t cur, uint64
 	int new_pass = pass != p->pass;
 
 	if (new_pass) {
-		if (p->bar && p->pass >= 0)
-			fputc('\n', stderr);
+		/* An unfinished bar is overwritten by the next pass, a finished one kept. */
+		if (p->bar && p->pass >= 0 && !p->skip_counters)
+			fputs(p->drawn_done ? "\n" : "\r\033[K", stderr);
 		p->pass = pass;
-		if (p->skip_counters && (p->bar || p->fd < 0))
+		if (p->lines || (p->skip_counters && (p->bar || p->fd < 0)))
 			fprintf(stderr, "Pass %d: %s\n", pass, label ? label : "");
 	} else if (cur != max && too_soon(p)) {
 		return;

@@ -64,7 +64,7 @@ t0=$(now)
 t1=$(now)
 read -r bytes plan apply before after < <(python3 - "$BP_TMPDIR/rl.json" <<'PY'
 import json, sys
-d = json.load(open(sys.argv[1]))
+d = json.load(open(sys.argv[1]))["relayout"]
 p, r = d["plan"], d["result"]
 print(p["bytes_to_move"], p["plan_seconds"], r["apply_seconds"], p["discontiguities_before"], r["discontiguities"])
 PY
@@ -112,7 +112,7 @@ for spec in 1G:2 2G:4 4G:8 16G:8; do
 	"$BOOTPACK" relayout -n -J --trace "$BP_TMPDIR/t.$$" "$img" >"$BP_TMPDIR/n.json" || bp_fail "dry run"
 	python3 - "$BP_TMPDIR/n.json" "${spec%:*}" <<'PY'
 import json, sys
-p = json.load(open(sys.argv[1]))["plan"]
+p = json.load(open(sys.argv[1]))["relayout"]["plan"]
 print(f"  {sys.argv[2]:>3}: {p['fs_blocks']} blocks, {p['bytes_to_move'] / 2**20:.1f} MiB boot set, plan {p['plan_seconds']:.4f} s "
       f"({p['plan_seconds'] / p['fs_blocks'] * 1e9:.1f} ns/block)")
 PY

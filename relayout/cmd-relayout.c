@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "bp_et.h"
 #include "cli.h"
@@ -132,6 +133,9 @@ static void usage(void)
 	       "                         " BP_STATEDIR "/pack if it is of this filesystem)\n"
 	       " -f, --force             accept a filesystem mounted after its last check\n"
 	       " -h, --help              display this help\n"
+	       " -q, --quiet             print errors only\n"
+	       " -v, --verbose           say more (repeat for debugging output)\n"
+	       " -V, --version           display version\n"
 	       "\n"
 	       "For more details see bootpack-relayout(8).\n");
 }
@@ -210,6 +214,7 @@ static void print_json(const char *dev, const char *undo, const struct bp_relayo
 
 	bp_json_init(&j, stdout, 1);
 	bp_json_open_object(&j, NULL);
+	bp_json_open_object(&j, "relayout");
 	bp_json_string(&j, "device", dev);
 	bp_json_bool(&j, "dry_run", dry);
 	if (undo)
@@ -252,24 +257,88 @@ static void print_json(const char *dev, const char *undo, const struct bp_relayo
 		bp_json_close_object(&j);
 	}
 	bp_json_close_object(&j);
+	bp_json_close_object(&j);
 	bp_json_finish(&j);
 }
 
-/* Default undo file: BP_STATEDIR/relayout-<basename of device>.e2undo */
-static int default_undo(const char *path, char *buf, size_t len)
+/*
+ * Default undo file: BP_STATEDIR/relayout-<fs UUID>-<UTC time>.e2undo, so
+ * the undo file of another filesystem (another image also called a.img) or
+ * of an earlier run is never replaced: a name already taken gets -2, -3...
+ * Without a UUID the device's base name stands in for it.
+ */
+static int default_undo(const char *path, const char *uuid, char *buf, size_t len)
 {
-	char tmp[4096];
-	int n;
+	char tmp[4096], stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	struct stat st;
+	int n, i;
 
 	if (strlen(path) >= sizeof(tmp))
 		return -ENAMETOOLONG;
 	strcpy(tmp, path);
-	n = snprintf(buf, len, "%s/relayout-%s.e2undo", BP_STATEDIR, basename(tmp));
-	if (n < 0 || (size_t)n >= len)
-		return -ENAMETOOLONG;
+	if (!gmtime_r(&now, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm))
+		return -EINVAL;
 	if (mkdir(BP_STATEDIR, 0755) < 0 && errno != EEXIST)
 		return -errno;
-	return 0;
+	for (i = 1; i < 100; i++) {
+		char seq[16] = "";
+
+		if (i > 1)
+			snprintf(seq, sizeof(seq), "-%d", i);
+		n = snprintf(buf, len, "%s/relayout-%s-%s%s.e2undo", BP_STATEDIR,
+			     uuid && *uuid ? uuid : basename(tmp), stamp, seq);
+		if (n < 0 || (size_t)n >= len)
+			return -ENAMETOOLONG;
+		if (lstat(buf, &st) < 0 && errno == ENOENT)
+			return 0;
+	}
+	return -EEXIST;
+}
+
+/* -z FILE names an existing undo file: say that it is replaced. */
+static void warn_replaced_undo(const char *undo)
+{
+	struct stat st;
+
+	if (stat(undo, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		bp_log_warn("relayout: %s exists and is replaced by this run's undo file: the "
+			    "run it was written for can no longer be undone with it (omit -z "
+			    "for a new name under " BP_STATEDIR ")", undo);
+}
+
+/*
+ * Progress hook: the undo banner goes out when the first block is about to
+ * be written, not before a run that turns out to have nothing to do.
+ */
+struct rl_hook {
+	struct bp_progress *prog;	/* -p, --progress-fd, or NULL */
+	const char *dev, *undo;
+	FILE *out;
+	int banner_done;
+};
+
+static void hook_cb(void *ctx, int pass, const char *label, uint64_t cur, uint64_t max)
+{
+	struct rl_hook *h = ctx;
+
+	if (!h->banner_done && pass >= BP_RL_PASS_COPY) {
+		h->banner_done = 1;
+		if (h->undo && h->out) {
+			if (h->prog)
+				bp_progress_end(h->prog);
+			fflush(stderr);
+			fprintf(h->out,
+				"Before changing %s, the old contents of every overwritten block go "
+				"to %s;\na successful run can be undone with the command:\n"
+				"    e2undo %s %s\n",
+				h->dev, h->undo, h->undo, h->dev);
+			fflush(h->out);
+		}
+	}
+	if (h->prog)
+		bp_progress_cb(h->prog, pass, label, cur, max);
 }
 
 int cmd_relayout(int argc, char **argv)
@@ -295,22 +364,24 @@ int cmd_relayout(int argc, char **argv)
 		{ "no-pack", no_argument, NULL, OPT_NO_PACK },
 		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
+		BP_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bp_relayout_opts o = { 0 };
 	struct bp_relayout_report rep;
 	struct bp_progress prog;
+	struct rl_hook hook = { 0 };
 	struct bp_err err = { 0 };
 	struct bp_trace *trace = NULL;
 	struct bp_dev dev;
 	const char *trace_path = NULL, *undo = NULL, *pack_path = NULL;
 	enum bp_repack_mode pack_mode = BP_REPACK_AUTO;
 	char undo_buf[4096];
-	int c, json = 0, bar = 0, pfd = -1, no_undo = 0, ret;
+	int c, json = 0, bar = 0, pfd = -1, no_undo = 0, quiet, ret;
 	uint64_t v;
 	errcode_t rc;
 
-	while ((c = getopt_long(argc, argv, "t:nJpz:P:fh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:nJpz:P:fh" BP_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			trace_path = optarg;
@@ -330,6 +401,12 @@ int cmd_relayout(int argc, char **argv)
 				return bp_errtryhelp("relayout");
 			}
 			pfd = (int)v;
+			if (bp_progress_check_fd(pfd)) {
+				bp_log_error("relayout: --progress-fd %d: not an open file "
+					     "descriptor; open it for the run, e.g. "
+					     "'--progress-fd 3 3>progress.log'", pfd);
+				return bp_errtryhelp("relayout");
+			}
 			break;
 		case 'z':
 			undo = optarg;
@@ -358,6 +435,12 @@ int cmd_relayout(int argc, char **argv)
 		case 'f':
 			o.force = 1;
 			break;
+		case 'q':
+		case 'v':
+		case 'V':
+			if (bp_cli_common_opt(c))
+				return BP_EX_OK;
+			break;
 		case 'h':
 			usage();
 			return BP_EX_OK;
@@ -373,6 +456,7 @@ int cmd_relayout(int argc, char **argv)
 		bp_log_error("relayout: --trace is required");
 		return bp_errtryhelp("relayout");
 	}
+	quiet = bp_log_level() == BP_LOG_ERR;
 	if (undo && no_undo) {
 		bp_log_error("relayout: --undo and --no-undo exclude each other");
 		return bp_errtryhelp("relayout");
@@ -393,8 +477,10 @@ int cmd_relayout(int argc, char **argv)
 	ret = check_paths(dev.path, trace_path, o.dry_run ? NULL : undo, pack_path);
 	if (ret)
 		goto out;
+	if (!o.dry_run && undo)
+		warn_replaced_undo(undo);
 	if (!o.dry_run && !no_undo && !undo) {
-		int r = default_undo(dev.path, undo_buf, sizeof(undo_buf));
+		int r = default_undo(dev.path, dev.uuid, undo_buf, sizeof(undo_buf));
 
 		if (r) {
 			bp_log_error("relayout: cannot create %s: %s (use -z FILE or --no-undo)",
@@ -415,22 +501,23 @@ int cmd_relayout(int argc, char **argv)
 	o.undo_file = undo;
 	if (bar || pfd >= 0) {
 		bp_progress_init(&prog, bar, pfd, dev.path);
-		o.progress = bp_progress_cb;
-		o.progress_ctx = &prog;
+		hook.prog = &prog;
+		if (prog.lines)
+			bp_log_warn("relayout: -p: standard error is not a terminal: one line "
+				    "per pass instead of a progress bar");
 	}
-	if (undo)
-		fprintf(json ? stderr : stdout,
-			"Before changing %s, the old contents of every overwritten block go to %s;\n"
-			"a successful run can be undone with the command:\n"
-			"    e2undo %s %s\n",
-			dev.path, undo, undo, dev.path);
+	hook.dev = dev.path;
+	hook.undo = undo;
+	hook.out = quiet ? NULL : json ? stderr : stdout;
+	o.progress = hook_cb;
+	o.progress_ctx = &hook;
 
 	o.cancel = &canceled;
 	catch_signals();
 	rc = bp_relayout_run(&o, &rep, &err);
-	if (o.progress)
+	if (hook.prog)
 		bp_progress_end(&prog);
-	if (o.progress && prog.fd_dropped)
+	if (hook.prog && prog.fd_dropped)
 		bp_log_warn("relayout: the reader of --progress-fd %d went away; the rest of the "
 			    "progress lines were dropped, the run went on", pfd);
 	if (undo && rep.undo_error)
@@ -453,14 +540,13 @@ int cmd_relayout(int argc, char **argv)
 		bp_log_warn("relayout: a signal arrived while the filesystem was being written; "
 			    "the run was completed");
 	if (json)
-		print_json(dev.path, undo, &rep, o.dry_run);
-	else
+		print_json(dev.path, rep.nothing_to_do ? NULL : undo, &rep, o.dry_run);
+	else if (!quiet)
 		print_text(stdout, dev.path, &rep, o.dry_run);
-	if (!o.dry_run && rep.nothing_to_do && undo)
-		fprintf(json ? stderr : stdout, "Nothing was written; no undo file was kept.\n");
 	ret = BP_EX_OK;
 	if (!o.dry_run)
-		ret = bp_relayout_repack(pack_mode, pack_path, dev.path, dev.uuid, trace, json);
+		ret = bp_relayout_repack(pack_mode, pack_path, dev.path, dev.uuid, trace,
+					 json || quiet);
 out:
 	bp_trace_free(trace);
 	bp_dev_free(&dev);

@@ -21,7 +21,7 @@ cp "$BP_TMPDIR/out" "$BP_TMPDIR/plan.json"
 
 python3 - "$BP_TMPDIR/plan.json" "$before" >"$BP_TMPDIR/region" <<'PY'
 import json, sys
-d = json.load(open(sys.argv[1]))
+d = json.load(open(sys.argv[1]))["relayout"]
 p = d["plan"]
 assert d["dry_run"] is True and d["result"] is None, d
 assert p["discontiguities_before"] == int(sys.argv[2]), p
@@ -37,7 +37,7 @@ read -r start len <"$BP_TMPDIR/region"
 bp_expect_exit 0 "$BOOTPACK" relayout -J --no-undo --trace "$BP_TMPDIR/t" "$img"
 python3 - "$BP_TMPDIR/out" "$start" "$len" <<'PY'
 import json, sys
-d = json.load(open(sys.argv[1]))
+d = json.load(open(sys.argv[1]))["relayout"]
 p, r = d["plan"], d["result"]
 assert (p["region_start"], p["region_blocks"]) == (int(sys.argv[2]), int(sys.argv[3])), p
 assert r["discontiguities"] == 0 and r["superblock_writes"] == 2, r
