@@ -235,8 +235,11 @@ static void list_devices(const uint32_t *kdevs, size_t n)
 		fprintf(stderr, "  %u:%u\n", BP_KDEV_MAJOR(kdevs[i]), BP_KDEV_MINOR(kdevs[i]));
 }
 
-/* The one device the trace read files from; prints and returns an exit code if not one. */
-static int pick_device(const struct bp_collect *c, uint32_t *kdev)
+/*
+ * The one device the trace read files from; prints and returns an exit code
+ * if not one. opt is the option that names a device instead.
+ */
+static int pick_device(const struct bp_collect *c, uint32_t *kdev, const char *opt)
 {
 	uint32_t kdevs[MAX_DEVICES];
 	size_t n = bp_collect_devices(c, kdevs, MAX_DEVICES);
@@ -249,8 +252,8 @@ static int pick_device(const struct bp_collect *c, uint32_t *kdev)
 		bp_log_error("trace: the trace holds no file read from a block device");
 		return BP_EX_STALE;
 	}
-	bp_log_error("trace: the trace read files from %zu block devices; pick one with --dev "
-		     "MAJ:MIN:", n);
+	bp_log_error("trace: the trace read files from %zu block devices; pick one with %s:", n,
+		     opt);
 	list_devices(kdevs, n);
 	return BP_EX_REFUSED;
 }
@@ -546,15 +549,24 @@ static int run_command(const struct opts *o, char **argv)
 	if (ret)
 		goto out;
 	if (!kdev) {
-		ret = pick_device(c, &kdev);
+		/* Every process's reads count: name the filesystem to trace, --device. */
+		ret = pick_device(c, &kdev, "--device (a device, a mount point such as /, "
+					    "or the loop device of an image)");
 		if (ret)
 			goto out;
 		bp_trace_devnode(BP_KDEV_MAJOR(kdev), BP_KDEV_MINOR(kdev), devpath, sizeof(devpath));
 		path = devpath;
+		bp_log_warn("trace: no --device given: tracing %s (%u:%u), the one block device "
+			    "files were read from while '%s' ran", path, BP_KDEV_MAJOR(kdev),
+			    BP_KDEV_MINOR(kdev), argv[0]);
 	} else {
 		path = dev.path;
 	}
 	ret = sig_caught ? BP_EX_CANCELED : finish(c, kdev, path, path, start, "command", o);
+	if (ret && ret != BP_EX_CANCELED && !o->device)
+		bp_log_error("trace: %s was picked because no --device was given; name the "
+			     "filesystem to trace with --device (a device, a mount point such as /, "
+			     "or the loop device of an image)", path);
 out:
 	bp_tracefs_close(&tf);
 	sig_tf = NULL;
@@ -643,7 +655,7 @@ static int import(const struct opts *o)
 		goto out;
 	}
 	if (!kdev)
-		ret = pick_device(c, &kdev);
+		ret = pick_device(c, &kdev, "--dev MAJ:MIN");
 	if (!ret)
 		ret = finish(c, kdev, dev.path, dev.path, INT64_MIN, "import", o);
 out:
