@@ -253,7 +253,7 @@ int cmd_bench(int argc, char **argv)
 	const char *trace_path = NULL, *stream_path = NULL, *svg_path = NULL;
 	const struct bp_disk_model *svg_model = NULL;
 	ext2_filsys fs = NULL;
-	size_t nmodels = 0;
+	size_t nmodels = 0, i;
 	struct bp_dev dev;
 	errcode_t rc;
 	int c, json = 0, ret;
@@ -268,7 +268,11 @@ int cmd_bench(int argc, char **argv)
 				break;
 			models[nmodels] = bp_disk_model_find(optarg);
 			if (!models[nmodels]) {
-				bp_log_error("bench: unknown disk model '%s'", optarg);
+				bp_log_error("bench: unknown disk model '%s'; the models are:",
+					     optarg);
+				for (i = 0; bp_disk_models[i]; i++)
+					fprintf(stderr, "  %-12s %s\n", bp_disk_models[i]->name,
+						bp_disk_models[i]->description);
 				return bp_errtryhelp("bench");
 			}
 			nmodels++;

@@ -16,7 +16,7 @@
 #include "pack-verify.h"
 #include "show.h"
 
-#define MAX_TEXT_ROWS 50	/* stale rows printed in text mode; JSON lists all */
+#define MAX_TEXT_ROWS 50	/* stale rows printed in text mode; -v and JSON list all */
 
 static void print_json(const char *pack, const char *device, const struct bp_pack *p,
 		       const struct bp_pack_check *c, const struct bp_pack_layout *l)
@@ -76,8 +76,9 @@ static void print_text(const char *pack, const char *device, const struct bp_pac
 	const struct bp_pack_info *in = bp_pack_info(p);
 	uint64_t spread = l->file_phys_end - l->file_phys_min;
 	char uuid[37], b1[32], b2[32], b3[32];
-	uint32_t i, shown = 0;
-	int s;
+	/* -v: every stale entry; -vv: every entry, fresh ones too. */
+	uint32_t i, shown = 0, max_rows = bp_log_level() >= BP_LOG_INFO ? UINT32_MAX : MAX_TEXT_ROWS;
+	int s, fresh_too = bp_log_level() >= BP_LOG_DEBUG;
 
 	bp_pack_uuid_str(in->uuid, uuid);
 	printf("Pack:        %s: %u entries, %u files, %u metadata ranges, %s\n", pack,
@@ -96,18 +97,18 @@ static void print_text(const char *pack, const char *device, const struct bp_pac
 		if (c->count[s])
 			printf(", %s %llu", bp_pack_stale_name(s), (unsigned long long)c->count[s]);
 	printf("\n");
-	for (i = 0; i < in->nentries && shown < MAX_TEXT_ROWS; i++) {
+	for (i = 0; i < in->nentries && shown < max_rows; i++) {
 		struct bp_pack_entry e;
 
-		if (c->state[i] == BP_PACK_FRESH)
+		if (c->state[i] == BP_PACK_FRESH && !fresh_too)
 			continue;
 		bp_pack_entry(p, i, &e);
 		printf("  %-11s %s %llu+%llu\n", bp_pack_stale_name(c->state[i]), e.path,
 		       (unsigned long long)e.offset, (unsigned long long)e.length);
-		shown++;
+		shown += c->state[i] != BP_PACK_FRESH;
 	}
 	if (shown < c->stale_entries)
-		printf("  ... %llu more (--json lists all)\n",
+		printf("  ... %llu more (-v or --json lists all)\n",
 		       (unsigned long long)(c->stale_entries - shown));
 	printf("Contiguity:  %llu discontiguities in first-access order; %llu seeks in reading "
 	       "order (%s skipped)\n", (unsigned long long)l->discontig,
@@ -137,6 +138,8 @@ int bp_verify_pack(const char *pack, const char *device, const struct bp_show_op
 		ret = bp_fail(&err);
 		goto out;
 	}
+	bp_log_info("%s resolves to %s (%s, UUID %s)", dev.spec, dev.path, dev.type,
+		    dev.uuid ? dev.uuid : "none");
 	if (bp_pack_layout(p, &l) < 0) {
 		bp_log_error("%s: out of memory", pack);
 		ret = BP_EX_FAILURE;

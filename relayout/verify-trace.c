@@ -3,6 +3,7 @@
  * verify-trace.c --- bootpack verify --trace: contiguity of a boot set on a device
  */
 #include <stdio.h>
+#include <time.h>
 
 #include "bp_et.h"
 #include "cli.h"
@@ -23,6 +24,34 @@ static const char *size_str(uint64_t bytes, int raw, char *buf, size_t len)
 	return bp_size_human(bytes, buf, len);
 }
 
+/* -v: what was opened and what the trace is; -vv: every traced file. */
+static void say_more(const struct bp_dev *dev, const char *path, const struct bp_trace *t)
+{
+	char when[32], a[32];
+	time_t created = (time_t)t->hdr.created;
+	struct tm tm;
+	uint64_t bytes;
+	size_t i, j;
+
+	bp_log_info("%s resolves to %s (%s, UUID %s)", dev->spec, dev->path, dev->type,
+		    dev->uuid ? dev->uuid : "none");
+	if (!gmtime_r(&created, &tm) || !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm))
+		snprintf(when, sizeof(when), "?");
+	bp_log_info("%s: trace of %s (source: %s), taken %s on Linux %s: %zu files, %zu "
+		    "metadata ranges", path, t->hdr.device ? t->hdr.device : "?",
+		    t->hdr.source ? t->hdr.source : "?", when, t->hdr.kernel ? t->hdr.kernel : "?",
+		    t->nfiles, t->nmeta);
+	if (bp_log_level() < BP_LOG_DEBUG)
+		return;
+	for (i = 0; i < t->nfiles; i++) {
+		for (bytes = 0, j = 0; j < t->files[i].nranges; j++)
+			bytes += t->files[i].ranges[j].length;
+		bp_log_debug("%s: inode %u, %s traced in %zu range%s", t->files[i].path,
+			     t->files[i].ino, bp_size_human(bytes, a, sizeof(a)), t->files[i].nranges,
+			     t->files[i].nranges == 1 ? "" : "s");
+	}
+}
+
 int bp_verify_trace(const char *trace_path, const char *device, const struct bp_show_opts *o)
 {
 	struct bp_verify_report r;
@@ -41,6 +70,7 @@ int bp_verify_trace(const char *trace_path, const char *device, const struct bp_
 		bp_dev_free(&dev);
 		return ret;
 	}
+	say_more(&dev, trace_path, t);
 	rc = bp_verify_run(dev.path, t, 0, &r, &err);
 	if (rc) {
 		ret = bp_fail(&err);
