@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "devspec.h"
 #include "diskmodel.h"
+#include "fsident.h"
 #include "jsonwrt.h"
 #include "log.h"
 #include "stream.h"
@@ -255,7 +256,6 @@ int cmd_bench(int argc, char **argv)
 	ext2_filsys fs = NULL;
 	size_t nmodels = 0, i;
 	struct bp_dev dev;
-	errcode_t rc;
 	int c, json = 0, ret;
 
 	while ((c = getopt_long(argc, argv, "t:m:Jh" BP_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
@@ -320,16 +320,9 @@ int cmd_bench(int argc, char **argv)
 		return ret;
 	}
 	ret = BP_EX_FAILURE;
-	rc = ext2fs_open2(dev.path, NULL, EXT2_FLAG_64BITS, 0, 0, unix_io_manager, &fs);
-	if (rc) {
-		bp_err_lib(&err, rc, "%s: while opening the filesystem", dev.path);
+	if (bp_fs_open_ro(dev.path, &fs, &err) ||
+	    bp_fs_check_ident(fs, dev.path, "trace", t->hdr.uuid, t->hdr.block_size, &err)) {
 		ret = bp_fail(&err);
-		goto out;
-	}
-	if (strcmp(t->hdr.uuid, dev.uuid ? dev.uuid : "") != 0) {
-		bp_log_error("%s: the trace is of filesystem %s, but %s holds %s", trace_path,
-			     t->hdr.uuid, dev.path, dev.uuid ? dev.uuid : "no UUID");
-		ret = BP_EX_REFUSED;
 		goto out;
 	}
 	if (bp_stream_build(t, NULL, &before, &err) || bp_stream_build(t, fs, &now, &err)) {

@@ -244,7 +244,10 @@ int cmd_pack(int argc, char **argv)
 			o.dev_minor = minor(st.st_rdev);
 		}
 	}
-	rc = bp_pack_open_fs(dev.path, &fs, &err);
+	/* Refuse a foreign trace before anything is created. */
+	rc = bp_fs_open_ro(dev.path, &fs, &err);
+	if (!rc)
+		rc = bp_fs_check_ident(fs, dev.path, "trace", t->hdr.uuid, t->hdr.block_size, &err);
 	if (rc) {
 		ret = bp_fail(&err);
 		goto out;
@@ -257,11 +260,7 @@ int cmd_pack(int argc, char **argv)
 	}
 	rc = bp_pack_build_write(fs, t, &o, &rep, &err);
 	if (rc) {
-		if (rc == BP_ET_TRACE_MISMATCH)
-			bp_log_error("%s: %s", trace, bp_err_str(&err));
-		else
-			bp_log_error("%s", bp_err_str(&err));
-		ret = bp_exit_code(rc);
+		ret = bp_fail(&err);
 		goto out;
 	}
 	if (rep.nentries + rep.nmeta == 0 && rep.cut_ranges)

@@ -6,13 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
 #include <ext2fs/ext2fs.h>
 
 #include "array.h"
 #include "bp_et.h"
+#include "fsident.h"
 #include "pack-build.h"
 #include "pack-meta.h"
 
@@ -69,26 +69,6 @@ static const char *const skip_names[BP_PACK_SKIP_NR] = {
 const char *bp_pack_skip_name(enum bp_pack_skip s)
 {
 	return (unsigned int)s < BP_PACK_SKIP_NR ? skip_names[s] : "unknown";
-}
-
-void bp_pack_uuid_str(const uint8_t u[16], char *buf)
-{
-	snprintf(buf, 37,
-		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
-		 u[12], u[13], u[14], u[15]);
-}
-
-errcode_t bp_pack_open_fs(const char *device, ext2_filsys *ret, struct bp_err *err)
-{
-	errcode_t rc;
-
-	rc = ext2fs_open2(device, NULL,
-			  EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP | EXT2_FLAG_IGNORE_CSUM_ERRORS, 0, 0,
-			  unix_io_manager, ret);
-	if (rc)
-		return bp_err_lib(err, rc, "%s: while opening the filesystem", device);
-	return 0;
 }
 
 static void read_times(ext2_filsys fs, const struct ext2_inode_large *in, int64_t *sec,
@@ -417,7 +397,6 @@ errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct b
 	const char **paths = NULL;
 	struct bp_pack_wdata d;
 	size_t nrefs = 0, nitems, i, npaths = 0;
-	char uuid[37];
 	errcode_t rc;
 
 	*ret_buf = NULL;
@@ -428,11 +407,9 @@ errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct b
 	b.rep = rep;
 	rep->files_traced = t->nfiles;
 
-	bp_pack_uuid_str(fs->super->s_uuid, uuid);
-	if (strcasecmp(uuid, t->hdr.uuid) != 0)
-		return bp_err_set(err, BP_ET_TRACE_MISMATCH,
-				  "the trace is of filesystem %s, the device holds %s; trace this "
-				  "filesystem again", t->hdr.uuid, uuid);
+	rc = bp_fs_check_ident(fs, fs->device_name, "trace", t->hdr.uuid, t->hdr.block_size, err);
+	if (rc)
+		return rc;
 
 	b.fst = calloc(t->nfiles ? t->nfiles : 1, sizeof(*b.fst));
 	if (!b.fst) {

@@ -24,7 +24,8 @@
  * then sorted by physical position.
  *
  * Returns errcode_t (errno, libext2fs or BP_ET_* codes), fills err, never
- * prints. BP_ET_TRACE_MISMATCH: the trace is of another filesystem (UUID).
+ * prints. BP_ET_TRACE_MISMATCH: the trace is of another filesystem (the rule
+ * of fsident.h: UUID and block size). Open fs with bp_fs_open_ro().
  */
 #ifndef BP_PACK_BUILD_H
 #define BP_PACK_BUILD_H
@@ -34,6 +35,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "bperr.h"
+#include "fsident.h"
 #include "pack-write.h"
 #include "tracefile.h"
 
@@ -97,11 +99,5 @@ errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct b
 errcode_t bp_pack_build_write(ext2_filsys fs, const struct bp_trace *t,
 			      const struct bp_pack_opts *o, struct bp_pack_report *rep,
 			      struct bp_err *err);
-
-/* Open device read-only (libext2fs) for the functions above. */
-errcode_t bp_pack_open_fs(const char *device, ext2_filsys *ret, struct bp_err *err);
-
-/* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (lower case) into buf[37]. */
-void bp_pack_uuid_str(const uint8_t uuid[16], char *buf);
 
 #endif /* BP_PACK_BUILD_H */

@@ -8,6 +8,7 @@
 
 #include <ext2fs/ext2fs.h>
 
+#include "fsident.h"
 #include "pack-verify.h"
 
 static const char *const names[BP_PACK_STALE_NR] = {
@@ -108,10 +109,14 @@ errcode_t bp_pack_check(ext2_filsys fs, const struct bp_pack *p, struct bp_pack_
 	struct bp_pack_entry e;
 	struct ref *refs;
 	uint32_t n = info->nentries, i, j;
+	char uuid[BP_UUID_STR_LEN];
+	struct bp_err ierr;
 	errcode_t rc = 0;
 
 	memset(c, 0, sizeof(*c));
-	c->uuid_match = memcmp(fs->super->s_uuid, info->uuid, 16) == 0;
+	bp_uuid_str(info->uuid, uuid);
+	c->uuid_match = !bp_fs_check_ident(fs, fs->device_name, "pack", uuid, info->block_size,
+					   &ierr);
 	c->state = calloc(n ? n : 1, 1);
 	refs = malloc((n ? n : 1) * sizeof(*refs));
 	if (!c->state || !refs) {

@@ -83,7 +83,7 @@ static void dump_json(const char *path, const struct bp_pack *p, const struct bp
 	struct bp_json j;
 	uint32_t i;
 
-	bp_pack_uuid_str(in->uuid, uuid);
+	bp_uuid_str(in->uuid, uuid);
 	bp_json_init(&j, stdout, 1);
 	bp_json_open_object(&j, NULL);
 	bp_json_open_object(&j, "pack");
@@ -167,7 +167,7 @@ static void dump_text(const char *path, const struct bp_pack *p, const struct bp
 	uint64_t fsize = (uint64_t)in->hdr_size + in->body_size;
 	uint32_t i;
 
-	bp_pack_uuid_str(in->uuid, uuid);
+	bp_uuid_str(in->uuid, uuid);
 	time_str(in->created, tb, sizeof(tb));
 	printf("Pack:          %s\n", path);
 	printf("Version:       %u\n", in->version);

@@ -27,7 +27,7 @@ static void print_json(const char *pack, const char *device, const struct bp_pac
 	uint32_t i;
 	int s;
 
-	bp_pack_uuid_str(in->uuid, uuid);
+	bp_uuid_str(in->uuid, uuid);
 	bp_json_init(&j, stdout, 1);
 	bp_json_open_object(&j, NULL);
 	bp_json_open_object(&j, "verify");
@@ -80,7 +80,7 @@ static void print_text(const char *pack, const char *device, const struct bp_pac
 	uint32_t i, shown = 0, max_rows = bp_log_level() >= BP_LOG_INFO ? UINT32_MAX : MAX_TEXT_ROWS;
 	int s, fresh_too = bp_log_level() >= BP_LOG_DEBUG;
 
-	bp_pack_uuid_str(in->uuid, uuid);
+	bp_uuid_str(in->uuid, uuid);
 	printf("Pack:        %s: %u entries, %u files, %u metadata ranges, %s\n", pack,
 	       in->nentries, in->nfiles, in->nmeta,
 	       bp_pack_size_str(in->total_bytes, bytes, b1, sizeof(b1)));
@@ -134,7 +134,7 @@ int bp_verify_pack(const char *pack, const char *device, const struct bp_show_op
 	if (ret)
 		return ret;
 	if (bp_dev_resolve_ext(device, &dev, &err) ||
-	    bp_pack_open_fs(dev.path, &fs, &err) || bp_pack_check(fs, p, &c, &err)) {
+	    bp_fs_open_ro(dev.path, &fs, &err) || bp_pack_check(fs, p, &c, &err)) {
 		ret = bp_fail(&err);
 		goto out;
 	}

@@ -8,13 +8,12 @@
  * command that fixes it. Nothing here writes.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include <ext2fs/ext2fs.h>
 
 #include "bp_et.h"
+#include "fsident.h"
 #include "rl-int.h"
 
 errcode_t rl_check_mount(const char *device, struct bp_err *err)
@@ -103,25 +102,9 @@ errcode_t rl_check_fs(ext2_filsys fs, const char *device, int force, struct bp_e
 	return 0;
 }
 
-/* The trace must have been recorded on this filesystem. */
+/* The trace must have been recorded on this filesystem (fsident.h). */
 errcode_t rl_check_trace(ext2_filsys fs, const struct bp_trace *t, const char *device,
 			     struct bp_err *err)
 {
-	const unsigned char *u = fs->super->s_uuid;
-	char uuid[37];
-
-	snprintf(uuid, sizeof(uuid),
-		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
-		 u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
-		 u[14], u[15]);
-	if (t->hdr.uuid[0] && strcasecmp(t->hdr.uuid, uuid))
-		return bp_err_set(err, BP_ET_TRACE_MISMATCH,
-				  "%s: the trace was recorded on the filesystem with UUID %s, "
-				  "this one has UUID %s",
-				  device, t->hdr.uuid, uuid);
-	if (t->hdr.block_size && t->hdr.block_size != fs->blocksize)
-		return bp_err_set(err, BP_ET_TRACE_MISMATCH,
-				  "%s: the trace says block size %u, the filesystem has %u", device,
-				  t->hdr.block_size, fs->blocksize);
-	return 0;
+	return bp_fs_check_ident(fs, device, "trace", t->hdr.uuid, t->hdr.block_size, err);
 }

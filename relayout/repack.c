@@ -30,7 +30,7 @@ static int pack_is_ours(const char *path, const char *fs_uuid)
 
 	if (bp_pack_load_file(path, 0, &p, &why) < 0)
 		return 0;
-	bp_pack_uuid_str(bp_pack_info(p)->uuid, uuid);
+	bp_uuid_str(bp_pack_info(p)->uuid, uuid);
 	ours = fs_uuid && strcmp(uuid, fs_uuid) == 0;
 	bp_pack_free(p);
 	return ours;
@@ -59,7 +59,7 @@ int bp_relayout_repack(enum bp_repack_mode mode, const char *path, const char *d
 			return BP_EX_OK;
 	}
 	po.output = path;
-	rc = bp_pack_open_fs(device, &fs, &err);
+	rc = bp_fs_open_ro(device, &fs, &err);
 	if (!rc)
 		rc = bp_pack_build_write(fs, t, &po, &rep, &err);
 	if (fs)

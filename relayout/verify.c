@@ -13,6 +13,7 @@
 
 #include "bp_et.h"
 #include "contig.h"
+#include "fsident.h"
 #include "rl-int.h"
 
 struct vctx {
@@ -93,7 +94,7 @@ errcode_t bp_verify_run(const char *device, const struct bp_trace *trace, int wh
 	errcode_t rc;
 
 	memset(rep, 0, sizeof(*rep));
-	rc = rl_open(device, NULL, 0, &fs, err);
+	rc = bp_fs_open_ro(device, &fs, err);
 	if (rc)
 		return rc;
 	rep->block_size = fs->blocksize;

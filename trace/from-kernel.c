@@ -13,6 +13,7 @@
 #include "array.h"
 #include "bp_et.h"
 #include "from-kernel.h"
+#include "fsident.h"
 
 #define KREC_LINE_MAX 256
 
@@ -257,11 +258,9 @@ errcode_t bp_krec_check_generations(struct bp_krec *r, uint32_t kdev, const char
 	size_t i;
 
 	*nskipped = 0;
-	rc = ext2fs_open2(devpath, NULL,
-			  EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP | EXT2_FLAG_IGNORE_CSUM_ERRORS, 0, 0,
-			  unix_io_manager, &fs);
+	rc = bp_fs_open_ro(devpath, &fs, err);
 	if (rc)
-		return bp_err_lib(err, rc, "%s: while opening the filesystem", devpath);
+		return rc;
 	for (i = 0; i < r->n; i++) {
 		struct bp_krec_entry *e = &r->e[i];
 

@@ -13,6 +13,7 @@
 
 #include "array.h"
 #include "bp_et.h"
+#include "fsident.h"
 #include "trace-engine.h"
 
 struct bp_ext {
@@ -272,20 +273,6 @@ static void namer_free(struct namer *nm)
 	free(nm->names);
 }
 
-static void uuid_str(const unsigned char *u, char *out)
-{
-	static const char hex[] = "0123456789abcdef";
-	int i, o = 0;
-
-	for (i = 0; i < 16; i++) {
-		if (i == 4 || i == 6 || i == 8 || i == 10)
-			out[o++] = '-';
-		out[o++] = hex[u[i] >> 4];
-		out[o++] = hex[u[i] & 15];
-	}
-	out[o] = '\0';
-}
-
 /* mtime in nanoseconds, for comparing with the start of the trace */
 static int64_t inode_mtime_ns(const struct ext2_inode_large *in, int large)
 {
@@ -321,12 +308,10 @@ errcode_t bp_resolve(const struct bp_collected *col, const char *devpath, int64_
 	uint64_t bs;
 
 	memset(st, 0, sizeof(*st));
-	rc = ext2fs_open2(devpath, NULL,
-			  EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP | EXT2_FLAG_IGNORE_CSUM_ERRORS, 0, 0,
-			  unix_io_manager, &fs);
+	rc = bp_fs_open_ro(devpath, &fs, err);
 	if (rc)
-		return bp_err_lib(err, rc, "%s: while opening the filesystem", devpath);
-	uuid_str(fs->super->s_uuid, t->hdr.uuid);
+		return rc;
+	bp_uuid_str(fs->super->s_uuid, t->hdr.uuid);
 	t->hdr.block_size = fs->blocksize;
 	bs = fs->blocksize;
 	isize = EXT2_INODE_SIZE(fs->super);
@@ -461,23 +446,12 @@ out:
 errcode_t bp_trace_check_device(const struct bp_trace *t, const char *devpath, struct bp_err *err)
 {
 	ext2_filsys fs = NULL;
-	char uuid[37];
 	errcode_t rc;
 
-	rc = ext2fs_open2(devpath, NULL, EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP, 0, 0,
-			  unix_io_manager, &fs);
+	rc = bp_fs_open_ro(devpath, &fs, err);
 	if (rc)
-		return bp_err_lib(err, rc, "%s: while opening the filesystem", devpath);
-	uuid_str(fs->super->s_uuid, uuid);
-	if (strcmp(uuid, t->hdr.uuid) != 0)
-		rc = bp_err_set(err, BP_ET_TRACE_MISMATCH,
-				"%s: the trace is of filesystem UUID %s, but this one is %s: "
-				"trace it again on this filesystem",
-				devpath, t->hdr.uuid, uuid);
-	else if (fs->blocksize != t->hdr.block_size)
-		rc = bp_err_set(err, BP_ET_TRACE_MISMATCH,
-				"%s: the trace says block size %u, the filesystem has %u",
-				devpath, t->hdr.block_size, fs->blocksize);
+		return rc;
+	rc = bp_fs_check_ident(fs, devpath, "trace", t->hdr.uuid, t->hdr.block_size, err);
 	ext2fs_close_free(&fs);
 	return rc;
 }

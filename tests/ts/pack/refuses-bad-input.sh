@@ -35,7 +35,7 @@ bp_expect_exit 3 "$BOOTPACK" pack --trace "$T/short" -o "$T/x" "$img"
 # pack: the trace of another filesystem: refused (4), nothing written.
 other=$(bp_fixture ext4-1k)
 bp_expect_exit 4 "$BOOTPACK" pack --trace "$T/trace" -o "$T/x" "$other"
-bp_grep "trace this filesystem again" "$T/err"
+bp_grep "make the trace again on this filesystem" "$T/err"
 [ ! -e "$T/x" ] || bp_fail "a pack was written for another filesystem"
 
 # pack: not an ext filesystem: 4; output directory missing: 1, no temporary left.

@@ -33,7 +33,7 @@ mke2fs -q -F -t ext4 -U 0badbad0-0000-4000-8000-000000000099 "$BP_TMPDIR/other.i
 	>/dev/null 2>&1
 bp_expect_exit 4 "$BOOTPACK" trace --merge "$BP_TMPDIR/a" -o "$BP_TMPDIR/m" \
 	--device "$BP_TMPDIR/other.img"
-bp_grep 'UUID b0075ac0-0000-4000-8000-000000000001, but this one is 0badbad0-0000-4000-8000-000000000099' \
+bp_grep 'UUID b0075ac0-0000-4000-8000-000000000001 .block size 4096., this one is UUID 0badbad0-0000-4000-8000-000000000099' \
 	"$BP_TMPDIR/err"
 "$BOOTPACK" trace --import "$BP_TMPDIR/new.txt" -o "$BP_TMPDIR/b" --device "$img" 2>/dev/null
 sed -i 's/^uuid .*/uuid 0badbad0-0000-4000-8000-000000000099/' "$BP_TMPDIR/b"
