@@ -162,3 +162,189 @@ bp_tracefs() {
 	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null && { echo /sys/kernel/tracing; return; }
 	bp_skip "no tracefs"
 }
+
+# bp_layout_check [--any-order] IMG SPEC...: the layout oracle of the relayout and bench
+# cases. It shares nothing with bootpack: only debugfs reads IMG. SPEC is
+# what rl_mktrace takes, in first-access order: PATH (the whole file) or
+# PATH@OFF+LEN[,OFF+LEN...] (bytes), a range optionally suffixed /T (its
+# first-access time; else ranges get increasing times in the order given).
+# It holds (returns 0) when
+#  1. walking the traced ranges by first-access time, with the directories
+#     on a file's path that were not met before walked whole just before the
+#     file's first range, every block lies after the one before it: the boot
+#     set is in first-access order, and its directories were moved with it;
+#  2. every extent-tree block of a traced file (debugfs ETB) and every
+#     IND/DIND/TIND block whose first mapped block is traced lies between
+#     the lowest and the highest of those blocks: the tree was moved too;
+#  3. every block of that region belongs (debugfs icheck) to a traced file
+#     or to a directory on a traced path: the boot set is one contiguous
+#     stream with nothing foreign in it.
+# Otherwise it prints what does not hold and returns 1. --any-order drops
+# the order of 1 (ranges below the minimum piece are merged with their
+# neighbours: the order is then not the trace's); 2 and 3 still hold.
+# Holes and files with inline data hold no blocks and count for nothing; a
+# hard link counts once. On success it prints one "# layout: ..." line and
+# sets BP_LAYOUT_FIRST and BP_LAYOUT_LAST, the region's first and last block.
+bp_layout_check() {
+	local img spec path rl r t=0 first p d bs rc=0 lo hi owners anyorder=0
+	local -A seen=()
+	if [ "$1" = --any-order ]; then anyorder=1; shift; fi
+	img=$1
+	shift
+	BP_LAYOUT_FIRST= BP_LAYOUT_LAST=
+	bs=$(dumpe2fs -h "$img" 2>/dev/null | awk -F': *' '/^Block size/ {print $2}')
+	[ -n "$bs" ] || { echo "layout: dumpe2fs cannot read $img"; return 1; }
+	# "T PATH OFF LEN" per range (LEN -1: the whole file), sorted by time.
+	for spec in "$@"; do
+		path=${spec%%@*}
+		if [ "$spec" = "$path" ]; then rl="0+-1"; else rl=${spec#*@}; fi
+		IFS=, read -ra rs <<<"$rl"
+		for r in "${rs[@]}"; do
+			if [[ $r == */* ]]; then first=${r#*/}; r=${r%/*}; else t=$((t + 1000)); first=$t; fi
+			echo "$first $path ${r%+*} ${r#*+}"
+		done
+	done | sort -s -n -k1,1 >"$BP_TMPDIR/layout.ranges"
+	# One debugfs session: stat every traced path and every directory above one.
+	for spec in "$@"; do
+		p=${spec%%@*}
+		d=$p
+		while [ "$d" != / ] && [ -n "$d" ]; do
+			d=${d%/*}
+			[ -n "$d" ] || d=/
+			seen[$d]=1
+		done
+		seen[$p]=1
+	done
+	for p in "${!seen[@]}"; do printf 'stat "%s"\n' "$p"; done >"$BP_TMPDIR/layout.cmd"
+	debugfs -f "$BP_TMPDIR/layout.cmd" "$img" >"$BP_TMPDIR/layout.stat" 2>/dev/null
+	awk -v bs="$bs" -v anyorder=$anyorder '
+		# pass 1: debugfs stat output; pass 2: the sorted ranges
+		FNR == NR && /^debugfs: stat "/ { p = substr($0, 16, length($0) - 16); inblk = 0; next }
+		FNR == NR && /^Inode:/ { ino[p] = $2; h = tolower($NF); sub(/^0x/, "", h)
+			# EXT4_INLINE_DATA_FL 0x10000000: bit 0 of the 8th hex digit from the right
+			if (length(h) >= 8 && index("13579bdf", substr(h, length(h) - 7, 1))) inl[p] = 1
+			next }
+		FNR == NR && /^(EXTENTS|BLOCKS):/ { inblk = 1; nm = 0; next }
+		FNR == NR && inblk && /^TOTAL:/ { inblk = 0; next }
+		FNR == NR && inblk {
+			n = split($0, e, /, */)
+			for (i = 1; i <= n; i++) {
+				if (e[i] !~ /^\(/) continue
+				split(e[i], kv, /:/)
+				k = kv[1]; gsub(/[()]/, "", k); v = kv[2]
+				if (k ~ /^(ETB[0-9]+|IND|DIND|TIND)$/) {
+					meta[p, ++nmeta[p]] = v + 0; metapend[p, ++npend[p]] = nmeta[p]
+					if (k ~ /^ETB/) etb[p, nmeta[p]] = 1
+					continue
+				}
+				split(k, l, /-/); if (l[2] == "") l[2] = l[1]
+				split(v, b, /-/)
+				for (j = l[1]; j <= l[2]; j++) {
+					map[p, j] = b[1] + (j - l[1])
+					order[p, ++nblk[p]] = j
+				}
+				# an indirect block maps the next data block listed after it
+				for (j = 1; j <= npend[p]; j++) metafirst[p, metapend[p, j]] = l[1]
+				npend[p] = 0
+			}
+			next
+		}
+		function put(blk, what) {
+			if (!anyorder && last != "" && blk <= last) {
+				printf "layout: %s at block %d, not after block %d (%s)\n", what, blk, last, lastwhat
+				bad = 1
+			}
+			if (lo == "" || blk < lo) lo = blk
+			if (hi == "" || blk > hi) hi = blk
+			last = blk; lastwhat = what; nput++
+		}
+		function walk_dirs(path,   q, i, n, parts, j) {
+			n = split(path, parts, "/"); q = ""
+			for (i = 1; i < n; i++) {
+				q = (i == 1) ? "/" : (q == "/" ? "" : q) "/" parts[i]
+				if (done[q]++) continue
+				owner[ino[q]] = 1; ndirs++
+				for (j = 1; j <= nblk[q]; j++) { put(map[q, order[q, j]], "directory " q); ndirblk++ }
+			}
+		}
+		FNR != NR {
+			p = $2; off = $3; len = $4
+			if (!(p in ino)) { printf "layout: %s not found\n", p; bad = 1; next }
+			if (inl[p]) next
+			if (!started[p]++) {
+				if (seenino[ino[p]]++) { alias[p] = 1; next }
+				walk_dirs(p); owner[ino[p]] = 1; files[++nfiles] = p
+			}
+			if (alias[p]) next
+			a = int(off / bs); z = (len < 0) ? -1 : int((off + len - 1) / bs)
+			for (i = 1; i <= nblk[p]; i++) {
+				j = order[p, i]
+				if (j < a || (z >= 0 && j > z) || traced[p, j]++) continue
+				put(map[p, j], p " block " j); ndata++
+			}
+			next
+		}
+		END {
+			for (f = 1; f <= nfiles; f++) {
+				p = files[f]
+				for (i = 1; i <= nmeta[p]; i++) {
+					if (!etb[p, i] && !traced[p, metafirst[p, i]]) continue
+					ntree++
+					if (meta[p, i] < lo || meta[p, i] > hi) {
+						printf "layout: %s: tree block %d outside the boot region %d..%d\n", p, meta[p, i], lo, hi
+						bad = 1
+					}
+				}
+			}
+			for (o in owner) own = own " " o
+			printf "REGION %d %d%s\n", lo, hi, own
+			printf "SUMMARY %d files, %d directories (%d blocks), %d data blocks, %d tree blocks\n", nfiles, ndirs, ndirblk, ndata, ntree
+			exit bad
+		}' "$BP_TMPDIR/layout.stat" "$BP_TMPDIR/layout.ranges" >"$BP_TMPDIR/layout.out" || rc=1
+	grep '^layout:' "$BP_TMPDIR/layout.out" | head -n 20 || true
+	read -r _ lo hi owners < <(grep '^REGION ' "$BP_TMPDIR/layout.out")
+	[ -n "$lo" ] || { echo "layout: no traced block"; return 1; }
+	# 3. icheck: "block inode" lines; a block of no one says "<block not found>".
+	seq "$lo" "$hi" | awk '{ printf "%s%s", (NR % 512 == 1) ? (NR > 1 ? "\nicheck " : "icheck ") : " ", $1 } END { print "" }' \
+		>"$BP_TMPDIR/layout.icmd"
+	debugfs -f "$BP_TMPDIR/layout.icmd" "$img" 2>/dev/null | awk -v own=" $owners " '
+		/^debugfs:|^Block/ { next }
+		index(own, " " $2 " ") == 0 { if (n++ < 10) print "layout: block " $1 " in the boot region belongs to " $2 " " $3 " " $4; bad = 1 }
+		END { exit bad }' || rc=1
+	[ $rc = 0 ] || return 1
+	BP_LAYOUT_FIRST=$lo BP_LAYOUT_LAST=$hi
+	echo "# layout: one run $lo..$hi$([ $anyorder = 1 ] || echo " in first-access order");" \
+		"$(sed -n 's/^SUMMARY //p' "$BP_TMPDIR/layout.out")"
+	return 0
+}
+
+# bp_trace_reads IMG OUT PATH...: record with bootpack trace (tracefs) a
+# cold "cat" of PATHs of IMG (globs allowed), IMG loop-mounted read-only
+# with 128 KiB readahead; the trace goes to OUT, the paths cat read, in
+# order, to OUT.paths. Unmounts and detaches before returning.
+bp_trace_reads() {
+	local img=$1 out=$2 dev m p
+	shift 2
+	bp_loop_attach "$img" dev
+	m=$BP_TMPDIR/trace-mnt
+	bp_mount "$dev" "$m" ro
+	echo 128 >"/sys/block/${dev#/dev/}/queue/read_ahead_kb"
+	(cd "$m" && for p in "$@"; do eval "printf '/%s\n' ${p#/}"; done) >"$out.paths"
+	sync
+	bp_drop_caches
+	"$BOOTPACK" trace -o "$out" --device "$dev" -- sh -c "cd '$m' && cat $(sed 's/^\///' "$out.paths" | tr '\n' ' ') >/dev/null" ||
+		bp_fail "bootpack trace"
+	umount "$m"
+	losetup -d "$dev"
+}
+
+# bp_trace_specs TRACE: the ranges of a bootpack trace (text format) as
+# bp_layout_check SPECs, "PATH@OFF+LEN/T,...", one a file record.
+bp_trace_specs() {
+	awk '
+		function out() { if (p != "" && r != "") print p "@" r }
+		$1 == "F" { out(); p = $6; gsub(/%20/, " ", p); gsub(/%25/, "%", p); r = ""; next }
+		$1 == "R" && p != "" { r = r (r == "" ? "" : ",") $2 "+" $3 "/" $4; next }
+		$1 != "R" { out(); p = ""; r = "" }
+		END { out() }' "$1"
+}

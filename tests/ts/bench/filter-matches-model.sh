@@ -20,16 +20,8 @@ done
 bp_tracefs >/dev/null
 
 img=$(bp_fixture --aged ext4)
-bp_loop_attach "$img" dev
-bp_mount "$dev" "$BP_TMPDIR/mnt" ro
-echo 128 >"/sys/block/${dev#/dev/}/queue/read_ahead_kb"
-sync
-bp_drop_caches
-m=$BP_TMPDIR/mnt
-"$BOOTPACK" trace -o "$BP_TMPDIR/boot.trace" --device "$dev" -- sh -c \
-	"cat $m/etc/fstab $m/usr/bin/bash $m/etc/bp-pkg* $m/boot/initrd.img-6.1.0-bootpack >/dev/null"
-umount "$m"
-losetup -d "$dev"
+bp_trace_reads "$img" "$BP_TMPDIR/boot.trace" /etc/fstab /usr/bin/bash '/etc/bp-pkg*' \
+	/boot/initrd.img-6.1.0-bootpack
 
 bp_expect_exit 0 "$BOOTPACK" bench --json --stream-out "$BP_TMPDIR/stream" \
 	--trace "$BP_TMPDIR/boot.trace" "$img"

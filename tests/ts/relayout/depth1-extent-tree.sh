@@ -3,7 +3,8 @@
 # Ranges of two files read alternately: the first file keeps most of its
 # blocks where they are and gets 24 extents, so its new extent tree needs a
 # leaf block (depth 1), written copy-on-write next to its data. e2fsck is
-# clean, every file is unchanged, the boot stream is one run.
+# clean, every file is unchanged, the boot stream is one run with the new
+# leaf in it (bootpack verify, and bp_layout_check: debugfs).
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 . "$top_srcdir/tests/ts/relayout/rl-functions.sh"
 bp_require_cmd debugfs dumpe2fs blkid
@@ -26,5 +27,10 @@ for kind in ext4 ext4-1k; do
 	bp_grep "^ *1/ *1 +1/ *[0-9]+ " "$BP_TMPDIR/ex"	# a depth-1 tree
 	[ "$(rl_verify_json "$img" "$BP_TMPDIR/t" discontiguities)" = 0 ] ||
 		bp_fail "$kind: boot stream not contiguous"
+	# debugfs: the traced blocks, the directories and the new leaf are one
+	# run (4 KiB reads join their neighbours in 64 KiB pieces: any order)
+	bp_layout_check --any-order "$img" "$a@$ra" "$b@$rb" || bp_fail "$kind: not one run (debugfs)"
+	grep -q ", [1-9][0-9]* tree blocks" <<<"$(bp_layout_check --any-order "$img" "$a@$ra" "$b@$rb")" ||
+		bp_fail "$kind: the oracle saw no tree block"
 done
 exit 0

@@ -36,6 +36,8 @@ for kind in ext4 ext3 "--aged ext4-1k"; do
 	diff "$BP_TMPDIR/h0" "$BP_TMPDIR/h1" || bp_fail "$kind: file contents changed"
 	[ "$(rl_verify_json "$img" "$BP_TMPDIR/t" discontiguities)" = 0 ] ||
 		bp_fail "$kind: boot stream not contiguous"
+	bp_layout_check "$img" /boot/vmlinuz-6.1.0-bootpack /usr/bin/bash /etc/fstab \
+		/usr/lib/x86_64-linux-gnu/libbp2.so.1 || bp_fail "$kind: boot set not laid out (debugfs)"
 	e2undo "$BP_TMPDIR/u" "$img" >/dev/null || bp_fail "e2undo"
 	[ "$(rl_sum "$img")" = "$s0" ] || bp_fail "$kind: e2undo did not restore the image"
 	rm -f "$BP_TMPDIR/u"

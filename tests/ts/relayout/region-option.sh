@@ -23,6 +23,8 @@ bp_fsck_clean "$img"
 bp_hash_files "$img" >"$BP_TMPDIR/h1"
 diff "$BP_TMPDIR/h0" "$BP_TMPDIR/h1" || bp_fail "file contents changed"
 [ "$(rl_verify_json "$img" "$BP_TMPDIR/t" first_block)" = 12000 ] || bp_fail "stream not at 12000"
+bp_layout_check "$img" "${RL_BOOT_FILES[@]}" || bp_fail "boot set not laid out (debugfs)"
+[ "$BP_LAYOUT_FIRST" = 12000 ] || bp_fail "debugfs: the boot set starts at $BP_LAYOUT_FIRST, not 12000"
 
 # Over other files' blocks: they are moved out first.
 img=$(bp_fixture ext4)
@@ -34,4 +36,6 @@ bp_hash_files "$img" >"$BP_TMPDIR/h1"
 diff "$BP_TMPDIR/h0" "$BP_TMPDIR/h1" || bp_fail "file contents changed (eviction)"
 [ "$(rl_verify_json "$img" "$BP_TMPDIR/t" first_block)" = 3000 ] || bp_fail "stream not at 3000"
 [ "$(rl_verify_json "$img" "$BP_TMPDIR/t" discontiguities)" = 0 ] || bp_fail "not one stream"
+bp_layout_check "$img" "${RL_BOOT_FILES[@]}" || bp_fail "boot set not laid out after eviction (debugfs)"
+[ "$BP_LAYOUT_FIRST" = 3000 ] || bp_fail "debugfs: the boot set starts at $BP_LAYOUT_FIRST, not 3000"
 exit 0

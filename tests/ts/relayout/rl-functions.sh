@@ -87,8 +87,11 @@ rl_sum() { sha256sum <"$1" | cut -d' ' -f1; }
 
 # rl_full_check [--aged] KIND: the end-to-end oracle on one fixture kind.
 # Relayout with an undo file; then e2fsck -fn is clean, every file's SHA-256
-# and the xattrs of the config file (own xattr block, moved) are unchanged, the boot set is one stream (0 discontiguities), a second run
-# moves nothing, and e2undo gives back the original image byte for byte.
+# and the xattrs of the config file (own xattr block, moved) are unchanged,
+# the boot set is one stream in first-access order with its directories and
+# tree blocks (bp_layout_check: debugfs, not bootpack; bootpack verify says
+# 0 discontiguities too), a second run moves nothing, and e2undo gives back
+# the original image byte for byte.
 rl_full_check() {
 	local img t="$BP_TMPDIR/boot.trace" u="$BP_TMPDIR/relayout.e2undo" s0 before after
 	img=$(bp_fixture "$@")
@@ -99,6 +102,8 @@ rl_full_check() {
 	debugfs -R "ea_list /boot/config-6.1.0-bootpack" "$img" >"$BP_TMPDIR/xattr.before" 2>/dev/null
 	before=$(rl_verify_json "$img" "$t" discontiguities)
 	[ "$before" -gt 0 ] || bp_fail "fixture boot set already contiguous ($before)"
+	! bp_layout_check "$img" "${RL_BOOT_FILES[@]}" >"$BP_TMPDIR/layout.before" ||
+		bp_fail "the layout oracle finds the fixture's boot set laid out already"
 
 	bp_expect_exit 0 "$BOOTPACK" relayout -z "$u" --trace "$t" "$img"
 	bp_grep "e2undo $u $img" "$BP_TMPDIR/out"
@@ -111,6 +116,7 @@ rl_full_check() {
 	diff "$BP_TMPDIR/xattr.before" "$BP_TMPDIR/xattr.after" || bp_fail "xattrs changed"
 	after=$(rl_verify_json "$img" "$t" discontiguities)
 	[ "$after" = 0 ] || bp_fail "boot set has $after discontiguities after relayout"
+	bp_layout_check "$img" "${RL_BOOT_FILES[@]}" || bp_fail "$*: the boot set is not laid out (debugfs)"
 	bp_info "$*: discontiguities $before -> $after"
 
 	# Idempotent: the second run writes nothing at all.
