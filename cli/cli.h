@@ -67,5 +67,7 @@ int cmd_pack(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_setup(int argc, char **argv);
+int cmd_status(int argc, char **argv);
 
 #endif /* BP_CLI_H */

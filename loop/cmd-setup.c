@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cmd-setup.c --- bootpack setup: set the boot loop up once, or undo it
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "log.h"
+#include "loop.h"
+#include "strutils.h"
+
+static void usage(void)
+{
+	printf("Usage:\n"
+	       " bootpack setup [options]\n"
+	       " bootpack setup --undo [--root <dir>]\n"
+	       "\n"
+	       "Check this system and set up the boot loop: the next boot is traced, the\n"
+	       "boot after it relays the root filesystem out in the initramfs, and the\n"
+	       "boots after that are read by bootpack-read. Package changes and a falling\n"
+	       "hit rate schedule a new trace.\n"
+	       "\n"
+	       "Options:\n"
+	       " -r, --root <dir>         act on the system mounted at dir (an image, a chroot)\n"
+	       " -d, --device <dev>       the root filesystem (default: the one holding dir)\n"
+	       " -n, --dry-run            check and say what would happen, write nothing\n"
+	       "     --region-size <size> expected size of the boot set (default 160M)\n"
+	       "     --buffer-size <size> trace buffer per CPU for the traced boot (default 32M)\n"
+	       " -u, --undo               remove everything setup installed\n"
+	       "     --event <name>       a step of the loop, run by its units and hooks:\n"
+	       "                          traced, boot, packages\n"
+	       " -h, --help               display this help\n"
+	       "\n"
+	       "For more details see bootpack-setup(8).\n");
+}
+
+static void say_line(const char *line)
+{
+	printf("  %s\n", line);
+}
+
+static void say_plan(const struct bp_setup_opts *o, const struct bp_setup_check *c)
+{
+	char args[1024];
+
+	bp_setup_trace_args(o->buffer_kb, args, sizeof(args));
+	printf("Root filesystem: %s (%s, UUID=%s), %llu MiB free (%llu MiB needed)\n",
+	       c->devpath, c->fstype, c->uuid, (unsigned long long)(c->free_bytes >> 20),
+	       (unsigned long long)(c->need_bytes >> 20));
+	printf("Tracing: %s has the page-cache events\n", c->kernel);
+	printf("Initramfs: %s\n", c->initramfs_tools ? "initramfs-tools (local-premount script)" :
+	       "dracut (pre-mount hook)");
+	if (c->mem_bytes)
+		printf("Memory: %llu MiB (the undo file of boot 2 is kept in RAM until the root "
+		       "is up)\n", (unsigned long long)(c->mem_bytes >> 20));
+	printf("\n%s:\n", o->dry_run ? "Would happen" : "What happens next");
+	printf("  next boot (1): traced with the kernel arguments\n    %s\n"
+	       "    %s; 45 s after the boot reached default.target the trace is saved\n"
+	       "    to %s/trace and the relayout is scheduled.\n", args,
+	       c->grub ? "(added through " "/etc/default/grub.d/bootpack.cfg and update-grub)" :
+	       "(no GRUB found: add them to the boot loader's command line yourself; they\n"
+	       "    are also in " BP_STATEDIR "/cmdline)", BP_STATEDIR);
+	printf("  boot 2: before the root is mounted, the initramfs checks it (e2fsck -n)\n"
+	       "    and relays it out (progress on the console, time limit 10 min); the undo\n"
+	       "    file goes to /run, then to %s/relayout-root.e2undo. Anything\n"
+	       "    unexpected skips the relayout and the boot goes on.\n"
+	       "  boot 3 and on: bootpack-read streams the pack; 'bootpack status' shows\n"
+	       "    its age and hit rate.\n", BP_STATEDIR);
+}
+
+static int parse_event(const char *s, enum bp_event *ev)
+{
+	if (!strcmp(s, "traced"))
+		*ev = BP_EVENT_TRACED;
+	else if (!strcmp(s, "boot"))
+		*ev = BP_EVENT_BOOT;
+	else if (!strcmp(s, "packages"))
+		*ev = BP_EVENT_PACKAGES;
+	else
+		return -1;
+	return 0;
+}
+
+int cmd_setup(int argc, char **argv)
+{
+	enum { OPT_REGION = OPT_COMMON_BASE, OPT_BUFFER, OPT_EVENT };
+	static const struct option longopts[] = {
+		{ "root", required_argument, NULL, 'r' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "region-size", required_argument, NULL, OPT_REGION },
+		{ "buffer-size", required_argument, NULL, OPT_BUFFER },
+		{ "undo", no_argument, NULL, 'u' },
+		{ "event", required_argument, NULL, OPT_EVENT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bp_setup_opts o = {
+		.root = "/",
+		.region_bytes = BP_SETUP_REGION_DEFAULT,
+		.buffer_kb = BP_SETUP_BUFFER_KB_DEFAULT,
+		.say = say_line,
+	};
+	struct bp_setup_check c;
+	struct bp_err err = { 0 };
+	const char *event = NULL;
+	enum bp_event ev = BP_EVENT_BOOT;
+	int undo = 0, ch;
+	uint64_t v;
+
+	while ((ch = getopt_long(argc, argv, "r:d:nuh", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'r':
+			o.root = optarg;
+			break;
+		case 'd':
+			o.device = optarg;
+			break;
+		case 'n':
+			o.dry_run = 1;
+			break;
+		case OPT_REGION:
+			if (bp_parse_size(optarg, &v) || v < (1 << 20)) {
+				bp_log_error("setup: --region-size: '%s' is not a size of 1M or more",
+					     optarg);
+				return bp_errtryhelp("setup");
+			}
+			o.region_bytes = v;
+			break;
+		case OPT_BUFFER:
+			if (bp_parse_size(optarg, &v) || v < 1024 || v > (4ULL << 30)) {
+				bp_log_error("setup: --buffer-size: '%s' is not a size from 1K to 4G",
+					     optarg);
+				return bp_errtryhelp("setup");
+			}
+			o.buffer_kb = (unsigned int)(v / 1024);
+			break;
+		case 'u':
+			undo = 1;
+			break;
+		case OPT_EVENT:
+			event = optarg;
+			if (parse_event(optarg, &ev)) {
+				bp_log_error("setup: --event: '%s' is not traced, boot or packages",
+					     optarg);
+				return bp_errtryhelp("setup");
+			}
+			break;
+		case 'h':
+			usage();
+			return BP_EX_OK;
+		default:
+			return bp_errtryhelp("setup");
+		}
+	}
+	if (optind != argc) {
+		bp_log_error("setup: unexpected argument '%s'", argv[optind]);
+		return bp_errtryhelp("setup");
+	}
+	if (undo + !!event + o.dry_run > 1) {
+		bp_log_error("setup: --undo, --event and --dry-run exclude each other");
+		return bp_errtryhelp("setup");
+	}
+	if (access(o.root, F_OK) != 0) {
+		bp_log_error("setup: %s: no such directory", o.root);
+		return BP_EX_USAGE;
+	}
+	if (!o.dry_run && geteuid() != 0) {
+		bp_log_error("setup: must run as root (it writes units and boot settings under %s)",
+			     o.root);
+		return BP_EX_FAILURE;
+	}
+	if (event) {
+		o.say = NULL;
+		if (bp_loop_event(&o, ev, &err))
+			return bp_fail(&err);
+		return BP_EX_OK;
+	}
+	if (undo) {
+		printf("Removing the boot loop of bootpack from %s:\n", o.root);
+		if (bp_setup_undo(&o, &err))
+			return bp_fail(&err);
+		return BP_EX_OK;
+	}
+	if (o.dry_run) {
+		if (bp_setup_check(&o, &c, &err))
+			return bp_fail(&err);
+		say_plan(&o, &c);
+		return BP_EX_OK;
+	}
+	printf("Setting up the boot loop of bootpack in %s:\n", o.root);
+	if (bp_setup_install(&o, &c, &err))
+		return bp_fail(&err);
+	printf("\n");
+	say_plan(&o, &c);
+	return BP_EX_OK;
+}

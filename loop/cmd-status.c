@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cmd-status.c --- bootpack status: where the boot loop is, pack age, hit rate
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "log.h"
+#include "loop.h"
+#include "pack-parse.h"
+
+static void usage(void)
+{
+	printf("Usage:\n"
+	       " bootpack status [options]\n"
+	       "\n"
+	       "Show the boot loop set up by bootpack setup: what the next boot does, the\n"
+	       "pack's age, the last hit rate and whether the pack is stale.\n"
+	       "\n"
+	       "Options:\n"
+	       " -r, --root <dir>    the system mounted at dir (an image, a chroot)\n"
+	       "     --sample        sample the pack's hit rate now (end of boot), record it\n"
+	       " -h, --help          display this help\n"
+	       "\n"
+	       "For more details see bootpack-setup(8).\n");
+}
+
+static void age(time_t t, char *buf, size_t len)
+{
+	long long d = (long long)(time(NULL) - t);
+
+	if (!t)
+		snprintf(buf, len, "never");
+	else if (d < 120)
+		snprintf(buf, len, "%lld s ago", d);
+	else if (d < 7200)
+		snprintf(buf, len, "%lld min ago", d / 60);
+	else if (d < 172800)
+		snprintf(buf, len, "%lld h ago", d / 3600);
+	else
+		snprintf(buf, len, "%lld days ago", d / 86400);
+}
+
+static const char *next_boot(enum bp_phase p)
+{
+	switch (p) {
+	case BP_PHASE_TRACE:
+		return "traced (then the relayout is scheduled)";
+	case BP_PHASE_RELAYOUT:
+		return "relays the root out in the initramfs, then reads the new pack";
+	case BP_PHASE_READ:
+		return "read by bootpack-read from the pack";
+	case BP_PHASE_OFF:
+		return "a normal boot: the loop gave up (see reason)";
+	default:
+		return "a normal boot";
+	}
+}
+
+int cmd_status(int argc, char **argv)
+{
+	enum { OPT_SAMPLE = OPT_COMMON_BASE };
+	static const struct option longopts[] = {
+		{ "root", required_argument, NULL, 'r' },
+		{ "sample", no_argument, NULL, OPT_SAMPLE },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bp_setup_opts o = { .root = "/", .buffer_kb = BP_SETUP_BUFFER_KB_DEFAULT };
+	struct bp_loop_state st;
+	struct bp_loop_sample s;
+	struct bp_err err = { 0 };
+	char path[PATH_MAX], when[64];
+	struct bp_pack *p = NULL;
+	const char *why = NULL;
+	int sample = 0, ch, rc;
+	errcode_t ret;
+
+	while ((ch = getopt_long(argc, argv, "r:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'r':
+			o.root = optarg;
+			break;
+		case OPT_SAMPLE:
+			sample = 1;
+			break;
+		case 'h':
+			usage();
+			return BP_EX_OK;
+		default:
+			return bp_errtryhelp("status");
+		}
+	}
+	if (optind != argc) {
+		bp_log_error("status: unexpected argument '%s'", argv[optind]);
+		return bp_errtryhelp("status");
+	}
+	if (sample) {
+		ret = bp_loop_sample(&o, &s, &err);
+		if (ret == ENOENT)
+			return BP_EX_OK;	/* not a read boot: nothing to sample */
+		if (ret)
+			return bp_fail(&err);
+		printf("hit rate %u%% (%llu of %llu packed bytes resident, %llu in %u changed "
+		       "files)%s\n", s.hit_pct, (unsigned long long)s.resident,
+		       (unsigned long long)s.packed, (unsigned long long)s.changed,
+		       s.changed_files, s.retraced ? "; a new trace is scheduled" : "");
+		return BP_EX_OK;
+	}
+	ret = bp_loop_load(o.root, &st, &err);
+	if (ret == ENOENT) {
+		printf("No boot loop set up (run 'bootpack setup').\n");
+		return BP_EX_STALE;
+	}
+	if (ret)
+		return bp_fail(&err);
+	printf("Phase:       %s\n", bp_phase_name(st.phase));
+	printf("Next boot:   %s\n", next_boot(st.phase));
+	if (st.cmdline[0])
+		printf("Kernel args: %s\n", st.cmdline);
+	printf("Root:        %s\n", st.device);
+	printf("Reason:      %s\n", st.reason[0] ? st.reason : "-");
+	age(st.setup_time, when, sizeof(when));
+	printf("Set up:      %s\n", when);
+	age(st.relayout_time, when, sizeof(when));
+	printf("Relayout:    %s\n", when);
+	if (st.attempts)
+		printf("Attempts:    %u relayout boot(s) did not complete\n", st.attempts);
+	bp_loop_path(o.root, BP_STATEDIR "/pack", path, sizeof(path));
+	rc = bp_pack_load_file(path, BP_PACK_LOAD_ANY_OWNER, &p, &why);
+	if (rc == 0) {
+		const struct bp_pack_info *pi = bp_pack_info(p);
+
+		age((time_t)pi->created, when, sizeof(when));
+		printf("Pack:        %s, written %s, %llu bytes in %u files\n", path, when,
+		       (unsigned long long)pi->total_bytes, pi->nfiles);
+		bp_pack_free(p);
+	} else {
+		printf("Pack:        %s: %s\n", path, rc == -ENOENT ? "none yet" :
+		       why ? why : strerror(-rc));
+	}
+	if (bp_loop_last_sample(o.root, &s, &err) == 0) {
+		age(s.when, when, sizeof(when));
+		printf("Hit rate:    %u%% (sampled %s; %llu of %llu packed bytes resident at the "
+		       "end of the boot)\n", s.hit_pct, when, (unsigned long long)s.resident,
+		       (unsigned long long)s.packed);
+	} else {
+		printf("Hit rate:    not sampled yet\n");
+	}
+	printf("Stale:       %s\n", st.phase == BP_PHASE_TRACE && st.reason[0] &&
+	       strncmp(st.reason, "stale", 5) == 0 ? "yes, a new trace is scheduled" :
+	       st.low_hits ? "maybe: the last hit rate was low" : "no");
+	return BP_EX_OK;
+}

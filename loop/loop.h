@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * loop.h --- the boot loop engine: bootpack setup, its state and its events
+ *
+ * The loop a user sets up once: boot 1 is traced, boot 2 relays the root
+ * out in the initramfs, later boots are read by bootpack-read, and a package
+ * change or a falling hit rate schedules a new trace. Everything lives under
+ * a root directory ("/" or a mounted image / chroot), so tests and the
+ * harness act on a tree that is not this machine's own.
+ *
+ * The state file (BP_STATEDIR/loop) is "key=value" lines; the initramfs
+ * script reads "phase=" from the unmounted root with debugfs. Functions
+ * return 0 or an errcode_t with err set; they never print, except that
+ * bp_setup_install() and bp_setup_undo() report what they did through the
+ * say callback.
+ */
+#ifndef BP_LOOP_H
+#define BP_LOOP_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "bperr.h"
+
+enum bp_phase {
+	BP_PHASE_NONE = 0,	/* no setup */
+	BP_PHASE_TRACE,		/* the next boot is traced */
+	BP_PHASE_RELAYOUT,	/* the next boot relays the root out in the initramfs */
+	BP_PHASE_READ,		/* the boots are read by bootpack-read */
+	BP_PHASE_OFF,		/* gave up (reason says why) */
+};
+
+struct bp_loop_state {
+	enum bp_phase phase;
+	char device[256];	/* the root filesystem: "UUID=…" */
+	char cmdline[1024];	/* kernel arguments the next boot needs ("" for none) */
+	char reason[256];	/* why the phase was entered (stale, skipped, …) */
+	time_t setup_time;
+	time_t phase_time;
+	time_t relayout_time;	/* last completed relayout, 0: none */
+	unsigned int attempts;	/* relayout boots that did not complete */
+	unsigned int low_hits;	/* consecutive samples under the hit-rate threshold */
+	unsigned int grub;	/* a GRUB snippet was installed */
+};
+
+const char *bp_phase_name(enum bp_phase p);
+
+/* State file paths under root ("/" or a tree). */
+void bp_loop_path(const char *root, const char *rel, char *buf, size_t len);
+
+/* ENOENT when there is no state (no setup). */
+errcode_t bp_loop_load(const char *root, struct bp_loop_state *st, struct bp_err *err);
+/* Atomic: temporary file, fsync, rename, fsync of the directory. */
+errcode_t bp_loop_save(const char *root, const struct bp_loop_state *st, struct bp_err *err);
+
+/* ---- setup ---------------------------------------------------------------- */
+
+struct bp_setup_opts {
+	const char *root;		/* "/" or a mounted tree */
+	const char *device;		/* NULL: the filesystem that holds root */
+	uint64_t region_bytes;		/* expected size of the boot set */
+	unsigned int buffer_kb;		/* trace buffer per CPU */
+	int dry_run;			/* check and say, write nothing */
+	void (*say)(const char *line);	/* what is done / what to do */
+};
+
+#define BP_SETUP_REGION_DEFAULT (160ULL << 20)
+#define BP_SETUP_BUFFER_KB_DEFAULT (32U * 1024)
+
+/* What the checks found; filled even when a check fails. */
+struct bp_setup_check {
+	char devpath[4096];
+	char uuid[64];
+	char fstype[16];		/* ext2, ext3, ext4 */
+	char kernel[128];		/* kernel whose tracing was checked */
+	uint64_t free_bytes, need_bytes;
+	uint64_t mem_bytes;		/* MemTotal of this machine, 0 with a tree */
+	int grub;			/* the tree uses GRUB (update-grub or /etc/default/grub) */
+	int initramfs_tools, dracut;
+};
+
+/*
+ * Checks, read-only: an ext3/ext4 (or ext2) root that libext2fs opens with
+ * no feature relayout refuses, free space for the region and the undo
+ * file, tracing in the kernel (tracefs on "/", the kernel config in a tree),
+ * bootpack installed in the tree (binary, trace units, an initramfs hook).
+ * BP_ET_UNSUPPORTED / BP_ET_NOT_EXT / BP_ET_NO_SPACE / ENOENT, with err
+ * naming the thing and the fix.
+ */
+errcode_t bp_setup_check(const struct bp_setup_opts *o, struct bp_setup_check *c,
+			 struct bp_err *err);
+
+/* Check, then install everything and schedule boot 1. */
+errcode_t bp_setup_install(const struct bp_setup_opts *o, struct bp_setup_check *c,
+			   struct bp_err *err);
+
+/* Remove everything bp_setup_install() wrote; the data (trace, pack, undo files) stays. */
+errcode_t bp_setup_undo(const struct bp_setup_opts *o, struct bp_err *err);
+
+/* The kernel arguments of a traced boot (trace_event=… trace_buf_size=…). */
+void bp_setup_trace_args(unsigned int buffer_kb, char *buf, size_t len);
+
+/*
+ * Write (args non-empty) or empty the GRUB snippet and the cmdline file for
+ * the next boot, and run update-grub when root is "/" and GRUB is used.
+ */
+errcode_t bp_setup_next_boot(const struct bp_setup_opts *o, struct bp_loop_state *st,
+			     const char *args, struct bp_err *err);
+
+/* ---- events ---------------------------------------------------------------- */
+
+enum bp_event {
+	BP_EVENT_TRACED,	/* boot 1's trace was saved: schedule the relayout */
+	BP_EVENT_BOOT,		/* every boot, root mounted: collect the initramfs relayout */
+	BP_EVENT_PACKAGES,	/* dpkg ran: is the pack stale? */
+};
+
+errcode_t bp_loop_event(const struct bp_setup_opts *o, enum bp_event ev, struct bp_err *err);
+
+/* Schedule a new trace (phase trace, kernel arguments) with reason. */
+errcode_t bp_loop_retrace(const struct bp_setup_opts *o, struct bp_loop_state *st,
+			  const char *reason, struct bp_err *err);
+
+/* ---- hit rate ---------------------------------------------------------------- */
+
+#define BP_LOOP_HIT_THRESHOLD 50	/* percent */
+#define BP_LOOP_LOW_SAMPLES 2		/* consecutive low samples before a re-trace */
+
+struct bp_loop_sample {
+	time_t when;
+	uint64_t packed, resident, changed;
+	unsigned int hit_pct;		/* resident and unchanged / packed */
+	unsigned int changed_files;
+	int retraced;			/* this sample scheduled a new trace */
+};
+
+/*
+ * End of a boot read from the pack: sample the pack's residency (mincore),
+ * append a line to BP_STATEDIR/stats, and schedule a new trace after
+ * BP_LOOP_LOW_SAMPLES consecutive samples under BP_LOOP_HIT_THRESHOLD.
+ * ENOENT: no pack or not in the read phase (nothing written).
+ */
+errcode_t bp_loop_sample(const struct bp_setup_opts *o, struct bp_loop_sample *s,
+			 struct bp_err *err);
+
+/* The last line of BP_STATEDIR/stats; ENOENT if there is none. */
+errcode_t bp_loop_last_sample(const char *root, struct bp_loop_sample *s, struct bp_err *err);
+
+#endif /* BP_LOOP_H */

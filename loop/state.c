@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * state.c --- the loop's state file: "key=value" lines, replaced atomically
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "loop.h"
+
+static const char *const phase_names[] = {
+	[BP_PHASE_NONE] = "none",
+	[BP_PHASE_TRACE] = "trace",
+	[BP_PHASE_RELAYOUT] = "relayout",
+	[BP_PHASE_READ] = "read",
+	[BP_PHASE_OFF] = "off",
+};
+
+const char *bp_phase_name(enum bp_phase p)
+{
+	if ((unsigned int)p >= sizeof(phase_names) / sizeof(phase_names[0]))
+		return "unknown";
+	return phase_names[p];
+}
+
+static enum bp_phase phase_parse(const char *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(phase_names) / sizeof(phase_names[0]); i++)
+		if (strcmp(s, phase_names[i]) == 0)
+			return (enum bp_phase)i;
+	return BP_PHASE_NONE;
+}
+
+void bp_loop_path(const char *root, const char *rel, char *buf, size_t len)
+{
+	size_t n = strlen(root);
+
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	if (n == 1 && root[0] == '/')
+		n = 0;
+	snprintf(buf, len, "%.*s%s", (int)n, root, rel);
+}
+
+static void copy_value(char *dst, size_t len, const char *v)
+{
+	snprintf(dst, len, "%s", v);
+}
+
+errcode_t bp_loop_load(const char *root, struct bp_loop_state *st, struct bp_err *err)
+{
+	char path[PATH_MAX], line[2048];
+	FILE *fp;
+
+	memset(st, 0, sizeof(*st));
+	bp_loop_path(root, BP_STATEDIR "/loop", path, sizeof(path));
+	fp = fopen(path, "re");
+	if (!fp)
+		return bp_err_set(err, errno, "%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), fp)) {
+		char *eq = strchr(line, '='), *v;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] == '#' || !eq)
+			continue;
+		*eq = '\0';
+		v = eq + 1;
+		if (!strcmp(line, "phase"))
+			st->phase = phase_parse(v);
+		else if (!strcmp(line, "device"))
+			copy_value(st->device, sizeof(st->device), v);
+		else if (!strcmp(line, "cmdline"))
+			copy_value(st->cmdline, sizeof(st->cmdline), v);
+		else if (!strcmp(line, "reason"))
+			copy_value(st->reason, sizeof(st->reason), v);
+		else if (!strcmp(line, "setup_time"))
+			st->setup_time = (time_t)strtoll(v, NULL, 10);
+		else if (!strcmp(line, "phase_time"))
+			st->phase_time = (time_t)strtoll(v, NULL, 10);
+		else if (!strcmp(line, "relayout_time"))
+			st->relayout_time = (time_t)strtoll(v, NULL, 10);
+		else if (!strcmp(line, "attempts"))
+			st->attempts = (unsigned int)strtoul(v, NULL, 10);
+		else if (!strcmp(line, "low_hits"))
+			st->low_hits = (unsigned int)strtoul(v, NULL, 10);
+		else if (!strcmp(line, "grub"))
+			st->grub = (unsigned int)strtoul(v, NULL, 10);
+	}
+	fclose(fp);
+	return 0;
+}
+
+errcode_t bp_loop_save(const char *root, const struct bp_loop_state *st, struct bp_err *err)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 8], dir[PATH_MAX];
+	int fd, dfd, ok;
+	FILE *fp;
+
+	bp_loop_path(root, BP_STATEDIR, dir, sizeof(dir));
+	bp_loop_path(root, BP_STATEDIR "/loop", path, sizeof(path));
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return bp_err_set(err, errno, "%s: cannot write: %s", tmp, strerror(errno));
+	fp = fdopen(fd, "w");
+	if (!fp) {
+		close(fd);
+		unlink(tmp);
+		return bp_err_set(err, errno, "%s: %s", tmp, strerror(errno));
+	}
+	fprintf(fp, "# bootpack loop state; see bootpack-setup(8). Written by bootpack, not by hand.\n"
+		"phase=%s\ndevice=%s\ncmdline=%s\nreason=%s\nsetup_time=%" PRId64
+		"\nphase_time=%" PRId64 "\nrelayout_time=%" PRId64
+		"\nattempts=%u\nlow_hits=%u\ngrub=%u\n",
+		bp_phase_name(st->phase), st->device, st->cmdline, st->reason,
+		(int64_t)st->setup_time, (int64_t)st->phase_time, (int64_t)st->relayout_time,
+		st->attempts, st->low_hits, st->grub);
+	ok = fflush(fp) == 0 && fsync(fd) == 0;
+	if (fclose(fp) != 0)
+		ok = 0;
+	if (!ok || rename(tmp, path) < 0) {
+		int e = errno;
+
+		unlink(tmp);
+		return bp_err_set(err, e, "%s: cannot write: %s", path, strerror(e));
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	return 0;
+}
