@@ -399,7 +399,7 @@ errcode_t bp_setup_next_boot(const struct bp_setup_opts *o, struct bp_loop_state
 	errcode_t ret;
 
 	snprintf(st->cmdline, sizeof(st->cmdline), "%s", args);
-	snprintf(text, sizeof(text), "%s\n", args);
+	snprintf(text, sizeof(text), "%s%s", args, args[0] ? "\n" : "");
 	ret = write_file(o, CMDLINE_FILE, text, err);
 	if (ret || !st->grub)
 		return ret;
@@ -515,6 +515,9 @@ errcode_t bp_setup_undo(const struct bp_setup_opts *o, struct bp_err *err)
 		snprintf(rel, sizeof(rel), "/etc/systemd/system/%s/%s", units[i].wants,
 			 units[i].name);
 		remove_file(o, rel);
+		snprintf(rel, sizeof(rel), "/etc/systemd/system/%s", units[i].wants);
+		bp_loop_path(o->root, rel, p, sizeof(p));
+		rmdir(p);	/* only if empty */
 	}
 	remove_file(o, TRACE_DROPIN);
 	bp_loop_path(o->root, TRACE_DROPIN_DIR, p, sizeof(p));

@@ -13,7 +13,8 @@
 # The tree of /work/bootbench (the real-boot benchmark's cache) is copied, never modified.
 set -euo pipefail
 
-SRC=$(cd "$(dirname "$0")/../.." && pwd)
+HERE=$(cd "$(dirname "$0")" && pwd)
+SRC=$(cd "$HERE/../.." && pwd)
 BUILD=${BUILD:-$SRC}
 LB=${LOOPBENCH_DIR:-/work/loopbench}
 BB=${BOOTBENCH_DIR:-/work/bootbench}
@@ -86,7 +87,202 @@ do_rootfs() {
 	touch "$LB/rootfs/.done"
 }
 
+# ---------------------------------------------------------------- build
+# bootpack built for the guest (prefix /usr), from the files of the source
+# tree (tracked and new, not ignored), in $LB/build.
+GB=$LB/build
+do_build() {
+	mkdir -p "$GB"
+	(cd "$SRC" && git ls-files -co --exclude-standard -z | tar --null -T - -cf -) |
+		tar -C "$GB" -xf -
+	(
+		cd "$GB"
+		[ -f configure ] || ./autogen.sh > "$LB/logs/autogen.log" 2>&1
+		[ -f Makefile ] || ./configure -q --prefix=/usr --sysconfdir=/etc --localstatedir=/var \
+			--with-systemdsystemunitdir=/lib/systemd/system \
+			--with-tmpfilesdir=/usr/lib/tmpfiles.d > "$LB/logs/configure.log" 2>&1
+		nice -n 10 make -s -j2 bootpack bootpack-read > "$LB/logs/make.log" 2>&1
+		nice -n 10 make -s -j2 > "$LB/logs/make.log" 2>&1
+	) || die "guest build failed: $LB/logs/"
+	mkdir -p "$LB/bin"
+	gcc -O2 -Wall -Wextra -static -o "$LB/bin/bench-monitor" "$SRC/bench/boot/guest/bench-monitor.c"
+}
+
+# ---------------------------------------------------------------- image
+LOOP=
+MNT=
+cleanup_mount() {
+	chroot_umount
+	if [ -n "$MNT" ] && mountpoint -q "$MNT"; then umount "$MNT" || umount -l "$MNT"; fi
+	[ -n "$MNT" ] && rmdir "$MNT" 2>/dev/null || true
+	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null || true
+	MNT= LOOP=
+}
+mount_image() {
+	LOOP=$(losetup --find --show "$1")
+	MNT=$(mktemp -d "$LB/mnt.XXXXXX")
+	mount ${2:+-o "$2"} "$LOOP" "$MNT"
+}
+
+do_image() {
+	need_root
+	do_rootfs
+	do_build
+	local img=$LB/loop.img
+	rm -f "$img" "$img.tmp"
+	truncate -s "$IMG_SIZE" "$img.tmp"
+	mke2fs -q -F -t ext4 -L loopbench -U "$FS_UUID" "$img.tmp"
+	trap cleanup_mount EXIT
+	mount_image "$img.tmp"
+	log "image: copying the tree, make install DESTDIR, bootpack setup --root"
+	(cd "$LB/rootfs" && tar --exclude=./.done -cf - .) | tar -C "$MNT" -xf -
+	make -s -C "$GB" install DESTDIR="$MNT" > "$LB/logs/install.log" 2>&1 ||
+		die "make install: $LB/logs/install.log"
+	# the harness's own pieces: done-booting monitor, the guest driver
+	install -m 755 "$LB/bin/bench-monitor" "$MNT/usr/local/sbin/bench-monitor"
+	install -m 755 "$HERE/guest/loopbench-guest" "$MNT/usr/local/sbin/loopbench-guest"
+	install -m 644 "$HERE/guest/loopbench-guest.service" "$MNT/etc/systemd/system/"
+	ln -sf /etc/systemd/system/loopbench-guest.service \
+		"$MNT/etc/systemd/system/multi-user.target.wants/loopbench-guest.service"
+	install -m 755 "$HERE/guest/hook-monitor" "$MNT/etc/initramfs-tools/hooks/loopbench-monitor"
+	install -m 755 "$HERE/guest/init-top-monitor" \
+		"$MNT/etc/initramfs-tools/scripts/init-top/loopbench-monitor"
+	# a package of the boot path, for the stale boot (no network in the guest)
+	mkdir -p "$MNT/root/loopbench" "$LB/debs"
+	local v
+	v=$(chroot "$MNT" dpkg-query -W -f '${Version}' libkmod2)
+	[ -f "$LB/debs/libkmod2_${v}_amd64.deb" ] ||
+		(cd "$LB/debs" && apt-get download "libkmod2=$v" > /dev/null 2>&1) ||
+		die "apt-get download libkmod2=$v"
+	cp "$LB/debs/libkmod2_${v}_amd64.deb" "$MNT/root/loopbench/"
+	"$GB/bootpack" setup --root "$MNT" > "$LB/logs/setup.log" 2>&1 ||
+		{ cat "$LB/logs/setup.log" >&2; die "bootpack setup --root failed"; }
+	cat "$LB/logs/setup.log" >&2
+	chroot_mount "$MNT"
+	chroot "$MNT" update-initramfs -u -k all > "$LB/logs/update-initramfs.log" 2>&1 ||
+		die "update-initramfs: $LB/logs/update-initramfs.log"
+	cleanup_mount
+	trap - EXIT
+	e2fsck -fn "$img.tmp" > "$LB/logs/image-fsck.log" 2>&1 || die "e2fsck -fn: $LB/logs/image-fsck.log"
+	mv "$img.tmp" "$img"
+	log "image: $img ready"
+}
+
+# ---------------------------------------------------------------- boot
+# hashes IMG OUT: "sha256 mtime path" of every regular file, from a read-only
+# mount of the image (noload: the journal is not replayed, nothing written).
+hashes() {
+	trap cleanup_mount EXIT
+	mount_image "$1" ro,noload
+	(cd "$MNT" && find . -xdev -type f -printf '%T@ %p\0' | sort -z -k2 |
+		while IFS= read -r -d '' l; do
+			printf '%s %s\n' "$(sha256sum < "${l#* }" | cut -c1-64)" "$l"
+		done) > "$2"
+	cleanup_mount
+	trap - EXIT
+}
+
+kver() { debugfs -R "ls -l /boot" "$1" 2>/dev/null | grep -o 'vmlinuz-[^ ]*' | sed 's/vmlinuz-//' | sort -V | tail -n1; }
+
+# boot N [--kill-at PATTERN [--kill-delay S]]: one boot; logs in $LB/boot-N
+do_boot() {
+	need_root
+	local n=$1 img=$LB/loop.img out kill_at= kill_delay=0 k args
+	shift
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--kill-at) kill_at=$2; shift ;;
+		--kill-delay) kill_delay=$2; shift ;;
+		*) die "boot: unknown option $1" ;;
+		esac
+		shift
+	done
+	out=$LB/boot-$n
+	rm -rf "$out"
+	mkdir -p "$out"
+	k=$(kver "$img")
+	debugfs -R "dump /boot/vmlinuz-$k $out/vmlinuz" "$img" > /dev/null 2>&1
+	debugfs -R "dump /boot/initrd.img-$k $out/initrd.img" "$img" > /dev/null 2>&1
+	[ -s "$out/vmlinuz" ] && [ -s "$out/initrd.img" ] || die "no kernel/initrd $k in the image"
+	debugfs -R "cat /var/lib/bootpack/loop" "$img" > "$out/state-before" 2>/dev/null || true
+	args=$(debugfs -R "cat /var/lib/bootpack/cmdline" "$img" 2>/dev/null | head -n1)
+	local cmdline="console=ttyS0 root=/dev/vda ro quiet $args"
+	echo "$cmdline" > "$out/cmdline"
+	log "boot $n: $(sed -n 's/^phase=//p' "$out/state-before") (kernel $k) -> $out"
+	local t0 qpid rc=0
+	t0=$(date +%s)
+	nice -n 10 timeout "$QEMU_TIMEOUT" qemu-system-x86_64 -accel tcg -smp 1 -m "$MEM" -nodefaults \
+		-display none -no-reboot -kernel "$out/vmlinuz" -initrd "$out/initrd.img" \
+		-append "$cmdline" -drive file="$img",if=virtio,format=raw,cache=writeback \
+		-serial file:"$out/console.log" -serial file:"$out/results.log" &
+	qpid=$!
+	if [ -n "$kill_at" ]; then
+		while kill -0 $qpid 2>/dev/null; do
+			if grep -aq -- "$kill_at" "$out/console.log" 2>/dev/null; then
+				sleep "$kill_delay"
+				log "boot $n: '$kill_at' seen; killing QEMU (power cut) after ${kill_delay} s"
+				echo "killed after '$kill_at' + ${kill_delay}s" > "$out/killed"
+				kill -9 $qpid 2>/dev/null || true
+				break
+			fi
+			sleep 0.2
+		done
+	fi
+	wait $qpid || rc=$?
+	echo "qemu_exit=$rc host_wall_s=$(($(date +%s) - t0))" > "$out/boot.env"
+	local frc=0
+	e2fsck -fn "$img" > "$out/fsck.log" 2>&1 || frc=$?
+	echo "fsck_exit=$frc" >> "$out/boot.env"
+	debugfs -R "cat /var/lib/bootpack/loop" "$img" > "$out/state-after" 2>/dev/null || true
+	sed -n 's/^done_ms=//p' "$out/results.log" | head -n1 | sed 's/^/done_ms=/' >> "$out/boot.env"
+	grep -a 'loopbench:\|bootpack:' "$out/console.log" | tr -d '\r' > "$out/summary.txt" || true
+	cat "$out/boot.env" >&2
+}
+
+phase_of() { debugfs -R "cat /var/lib/bootpack/loop" "$1" 2>/dev/null | sed -n 's/^phase=//p'; }
+
+# compare BEFORE AFTER: every file that the running system did not write
+# (same mtime) has the same sha256
+compare_hashes() {
+	local before=$1 after=$2 res=$3
+	awk 'NR == FNR { h[$3] = $1; m[$3] = $2; next }
+	     ($3 in h) { if (m[$3] != $2) { written++; next }
+	                 same++; if (h[$3] != $1) { bad++; print "CHANGED " $3 } }
+	     END { printf("files_compared=%d content_changed=%d written_by_the_boot=%d\n", same, bad, written) }' \
+		"$before" "$after" > "$res"
+	cat "$res" >&2
+	! grep -q '^CHANGED' "$res"
+}
+
+do_run() {
+	need_root
+	[ -f "$LB/loop.img" ] && [ "${REBUILD:-0}" = 0 ] || do_image
+	local img=$LB/loop.img fail=0
+	do_boot 1
+	[ "$(phase_of "$img")" = relayout ] || { log "FAIL: boot 1 did not schedule the relayout"; fail=1; }
+	hashes "$img" "$LB/hashes-before-2"
+	do_boot 2
+	hashes "$img" "$LB/hashes-after-2"
+	compare_hashes "$LB/hashes-before-2" "$LB/hashes-after-2" "$LB/hashes-compare-2" ||
+		{ log "FAIL: a file's content changed across the relayout boot"; fail=1; }
+	grep -q '^fsck_exit=0' "$LB/boot-2/boot.env" || { log "FAIL: e2fsck -fn after boot 2"; fail=1; }
+	grep -aq 'relayout.*: done' "$LB/boot-2/console.log" || { log "FAIL: boot 2 did not relay out"; fail=1; }
+	[ "$(phase_of "$img")" = read ] || { log "FAIL: phase after boot 2 is not read"; fail=1; }
+	do_boot 3
+	grep -a 'bootpack-read' "$LB/boot-3/console.log" | tail -n 3 >&2 || true
+	[ "$(phase_of "$img")" = trace ] || { log "FAIL: apt-get did not mark the pack stale"; fail=1; }
+	do_boot 4
+	[ "$(phase_of "$img")" = relayout ] || { log "FAIL: boot 4 was not re-traced"; fail=1; }
+	for n in 1 2 3 4; do echo "boot $n: $(tr '\n' ' ' < "$LB/boot-$n/boot.env")"; done
+	return $fail
+}
+
 case ${1:-} in
 rootfs) do_rootfs ;;
+build) do_build ;;
+image) do_image ;;
+boot) shift; do_boot "$@" ;;
+hashes) hashes "$2" "$3" ;;
+run) do_run ;;
 *) sed -n '3,14p' "$0"; exit 2 ;;
 esac
