@@ -9,9 +9,12 @@
 #include <stdint.h>
 
 /*
- * Parse a size: a decimal number with an optional suffix. K, M, G, T (and
- * KiB, MiB, GiB, TiB) are powers of 1024; KB, MB, GB, TB powers of 1000;
- * a bare number or a "B" suffix is bytes. Returns 0, -EINVAL or -ERANGE.
+ * The one size rule of bootpack and bootpack-read (as util-linux's):
+ * a decimal number with an optional suffix, case-insensitive.
+ *   K, M, G, T and KiB, MiB, GiB, TiB: powers of 1024 ("75M" = 75 MiB);
+ *   KB, MB, GB, TB: powers of 1000 ("75MB" = 75,000,000 bytes);
+ *   none or B: bytes.
+ * Returns 0, -EINVAL or -ERANGE. libc only: bootpack-read links this file.
  */
 int bp_parse_size(const char *str, uint64_t *ret);
 
@@ -20,5 +23,9 @@ int bp_parse_u64(const char *str, uint64_t *ret);
 
 /* "75.0 MiB", "4.0 KiB", "512 B" into buf; returns buf. */
 char *bp_size_human(uint64_t bytes, char *buf, size_t len);
+
+/* The one size formatter of the CLI: bytes as a plain number when raw
+ * (--bytes), else bp_size_human(). Returns buf. */
+const char *bp_size_str(uint64_t bytes, int raw, char *buf, size_t len);
 
 #endif /* BP_STRUTILS_H */

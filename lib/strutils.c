@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * strutils.c --- parsing and printing numbers and sizes
+ * strutils.c --- parsing and printing numbers and sizes (libc only: also
+ * linked into bootpack-read)
  */
 #include <ctype.h>
 #include <errno.h>
@@ -84,5 +85,13 @@ char *bp_size_human(uint64_t bytes, char *buf, size_t len)
 		u++;
 	}
 	snprintf(buf, len, "%.1f %s", v, units[u]);
+	return buf;
+}
+
+const char *bp_size_str(uint64_t bytes, int raw, char *buf, size_t len)
+{
+	if (!raw)
+		return bp_size_human(bytes, buf, len);
+	snprintf(buf, len, "%" PRIu64, bytes);
 	return buf;
 }

@@ -27,6 +27,7 @@
 
 #include "exitcodes.h"
 #include "reader.h"
+#include "strutils.h"
 
 extern char **environ;
 
@@ -146,19 +147,19 @@ static int set_opt(struct settings *s, int c, const char *arg)
 		s->o.root = arg;
 		return 0;
 	case 't':
-		if (bp_reader_parse_size(arg, &v) || v > 86400000)
+		if (bp_parse_u64(arg, &v) || v > 86400000)
 			return -EINVAL;
 		s->o.max_ms = v;
 		s->cl_max_ms = 1;
 		return 0;
 	case OPT_BUDGET:
-		if (bp_reader_parse_size(arg, &v))
+		if (bp_parse_size(arg, &v))
 			return -EINVAL;
 		s->o.budget = v;
 		s->cl_budget = 1;
 		return 0;
 	case OPT_HEAD_START:
-		if (bp_reader_parse_size(arg, &v) || v > BP_READER_MAX_HEAD_START)
+		if (bp_parse_u64(arg, &v) || v > BP_READER_MAX_HEAD_START)
 			return -EINVAL;
 		s->head_start_ms = v;
 		s->cl_head_start = 1;
@@ -167,7 +168,7 @@ static int set_opt(struct settings *s, int c, const char *arg)
 		s->background = 1;
 		return 0;
 	case OPT_MAX_FDS:
-		if (bp_reader_parse_size(arg, &v) || v < 1 || v > 65536)
+		if (bp_parse_u64(arg, &v) || v < 1 || v > 65536)
 			return -EINVAL;
 		s->o.max_fds = (unsigned int)v;
 		s->cl_max_fds = 1;

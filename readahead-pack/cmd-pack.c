@@ -50,15 +50,6 @@ static void usage(void)
 	       "For more details see bootpack-pack(8) and bootpack-pack(5).\n");
 }
 
-static const char *size_str(uint64_t v, int bytes, char *buf, size_t len)
-{
-	if (bytes) {
-		snprintf(buf, len, "%llu", (unsigned long long)v);
-		return buf;
-	}
-	return bp_size_human(v, buf, len);
-}
-
 static void print_summary(const char *out, const struct bp_pack_report *r,
 			  const struct bp_pack_opts *o, int json, int bytes)
 {
@@ -101,11 +92,11 @@ static void print_summary(const char *out, const struct bp_pack_report *r,
 	printf("%s: %llu entries (%llu files) + %llu metadata ranges, %s to read\n", out,
 	       (unsigned long long)r->nentries, (unsigned long long)r->nfiles,
 	       (unsigned long long)r->nmeta,
-	       size_str(r->meta_bytes + r->file_bytes, bytes, b1, sizeof(b1)));
+	       bp_size_str(r->meta_bytes + r->file_bytes, bytes, b1, sizeof(b1)));
 	printf("  budget %s, cut %llu ranges (%s)\n",
-	       o->budget ? size_str(o->budget, bytes, b2, sizeof(b2)) : "none",
-	       (unsigned long long)r->cut_ranges, size_str(r->cut_bytes, bytes, b3, sizeof(b3)));
-	printf("  pack %s%s, %.1f bytes per entry\n", size_str(r->pack_size, bytes, b4, sizeof(b4)),
+	       o->budget ? bp_size_str(o->budget, bytes, b2, sizeof(b2)) : "none",
+	       (unsigned long long)r->cut_ranges, bp_size_str(r->cut_bytes, bytes, b3, sizeof(b3)));
+	printf("  pack %s%s, %.1f bytes per entry\n", bp_size_str(r->pack_size, bytes, b4, sizeof(b4)),
 	       r->compressed ? " (deflate)" : "", per);
 	printf("  files: %llu traced, %llu changed since the trace", (unsigned long long)r->files_traced,
 	       (unsigned long long)r->files_changed);

@@ -79,12 +79,3 @@ const char *bp_pack_incompat_str(uint32_t v, char *buf, size_t len)
 
 	return flags_str(v, names, 1, buf, len);
 }
-
-const char *bp_pack_size_str(uint64_t v, int bytes, char *buf, size_t len)
-{
-	if (bytes) {
-		snprintf(buf, len, "%llu", (unsigned long long)v);
-		return buf;
-	}
-	return bp_size_human(v, buf, len);
-}

@@ -20,7 +20,4 @@ int bp_pack_cli_load(const char *path, struct bp_pack **ret);
 const char *bp_pack_compat_str(uint32_t v, char *buf, size_t len);
 const char *bp_pack_incompat_str(uint32_t v, char *buf, size_t len);
 
-/* Human or raw size into buf. */
-const char *bp_pack_size_str(uint64_t v, int bytes, char *buf, size_t len);
-
 #endif /* BP_PACK_CLI_H */

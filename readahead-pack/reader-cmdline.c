@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "reader.h"
+#include "strutils.h"
 
 #define CMDLINE_MAX	4096
 #define CONF_MAX	65536
@@ -123,49 +124,6 @@ int bp_reader_read_cmdline(struct bp_reader_cmdline *c)
 	return 0;
 }
 
-/* "75M", "1G", "4096", "512k": binary multiples. */
-int bp_reader_parse_size(const char *s, uint64_t *v)
-{
-	unsigned long long n;
-	unsigned int shift = 0;
-	char *end;
-
-	if (!s || !isdigit((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	n = strtoull(s, &end, 10);
-	if (errno)
-		return -EINVAL;
-	switch (*end) {
-	case '\0':
-		break;
-	case 'k': case 'K':
-		shift = 10;
-		end++;
-		break;
-	case 'm': case 'M':
-		shift = 20;
-		end++;
-		break;
-	case 'g': case 'G':
-		shift = 30;
-		end++;
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (*end == 'i' && shift)
-		end++;
-	if (*end == 'B' || *end == 'b')
-		end++;
-	if (*end)
-		return -EINVAL;
-	if (shift && n > (UINT64_MAX >> shift))
-		return -ERANGE;
-	*v = (uint64_t)n << shift;
-	return 0;
-}
-
 int bp_reader_parse_method(const char *s)
 {
 	if (strcmp(s, "pread") == 0)
@@ -229,28 +187,28 @@ static int conf_set(struct bp_reader_conf *c, const char *k, const char *v)
 	if (strcmp(k, "init") == 0)
 		return set_path(c->init, sizeof(c->init), v);
 	if (strcmp(k, "max_ms") == 0) {
-		if (bp_reader_parse_size(v, &n) || n > 86400000)
+		if (bp_parse_u64(v, &n) || n > 86400000)
 			return -EINVAL;
 		c->max_ms = n;
 		c->has_max_ms = 1;
 		return 0;
 	}
 	if (strcmp(k, "head_start_ms") == 0) {
-		if (bp_reader_parse_size(v, &n) || n > BP_READER_MAX_HEAD_START)
+		if (bp_parse_u64(v, &n) || n > BP_READER_MAX_HEAD_START)
 			return -EINVAL;
 		c->head_start_ms = n;
 		c->has_head_start = 1;
 		return 0;
 	}
 	if (strcmp(k, "budget") == 0) {
-		if (bp_reader_parse_size(v, &n))
+		if (bp_parse_size(v, &n))
 			return -EINVAL;
 		c->budget = n;
 		c->has_budget = 1;
 		return 0;
 	}
 	if (strcmp(k, "max_fds") == 0) {
-		if (bp_reader_parse_size(v, &n) || n < 1 || n > 65536)
+		if (bp_parse_u64(v, &n) || n < 1 || n > 65536)
 			return -EINVAL;
 		c->max_fds = (unsigned int)n;
 		c->has_max_fds = 1;

@@ -146,7 +146,6 @@ void bp_reader_conf_init(struct bp_reader_conf *c);
 /* 0, or -EINVAL with *line set to the first bad line (which is skipped). */
 int bp_reader_parse_conf(const char *buf, struct bp_reader_conf *c, unsigned int *line);
 int bp_reader_load_conf(const char *path, struct bp_reader_conf *c, unsigned int *line);
-int bp_reader_parse_size(const char *s, uint64_t *v);
 int bp_reader_parse_method(const char *s);
 int bp_reader_parse_ioprio(const char *s);
 int bp_reader_parse_log(const char *s);

@@ -14,6 +14,7 @@
 #include "pack-cli.h"
 #include "pack-layout.h"
 #include "show.h"
+#include "strutils.h"
 
 struct row {
 	uint64_t key_pos, key_phys, key_len;
@@ -178,13 +179,13 @@ static void dump_text(const char *path, const struct bp_pack *p, const struct bp
 	       in->dev_major, in->dev_minor);
 	printf("Created:       %s\n", tb);
 	printf("Budget:        %s, %s to read, %s cut\n",
-	       in->budget ? bp_pack_size_str(in->budget, bytes, b1, sizeof(b1)) : "none",
-	       bp_pack_size_str(in->total_bytes, bytes, b2, sizeof(b2)),
-	       bp_pack_size_str(in->cut_bytes, bytes, b3, sizeof(b3)));
+	       in->budget ? bp_size_str(in->budget, bytes, b1, sizeof(b1)) : "none",
+	       bp_size_str(in->total_bytes, bytes, b2, sizeof(b2)),
+	       bp_size_str(in->cut_bytes, bytes, b3, sizeof(b3)));
 	printf("Size:          %s (body %s, %s before deflate)\n",
-	       bp_pack_size_str(fsize, bytes, b1, sizeof(b1)),
-	       bp_pack_size_str(in->body_size, bytes, b2, sizeof(b2)),
-	       bp_pack_size_str(in->body_raw_size, bytes, b3, sizeof(b3)));
+	       bp_size_str(fsize, bytes, b1, sizeof(b1)),
+	       bp_size_str(in->body_size, bytes, b2, sizeof(b2)),
+	       bp_size_str(in->body_raw_size, bytes, b3, sizeof(b3)));
 	printf("Records:       %u metadata ranges, %u entries, %u files\n", in->nmeta,
 	       in->nentries, in->nfiles);
 
@@ -195,7 +196,7 @@ static void dump_text(const char *path, const struct bp_pack *p, const struct bp
 
 			bp_pack_meta(p, mr[i].idx, &m);
 			printf("%-5u %14llu %10s %12llu\n", mr[i].idx, (unsigned long long)m.offset,
-			       bp_pack_size_str(m.length, bytes, b1, sizeof(b1)),
+			       bp_size_str(m.length, bytes, b1, sizeof(b1)),
 			       (unsigned long long)m.budget_pos);
 		}
 	}
@@ -208,19 +209,19 @@ static void dump_text(const char *path, const struct bp_pack *p, const struct bp
 			bp_pack_entry(p, er[i].idx, &e);
 			printf("%14llu %12llu %10s %10u %10s %s%s\n", (unsigned long long)e.phys,
 			       (unsigned long long)e.offset,
-			       bp_pack_size_str(e.length, bytes, b1, sizeof(b1)), e.ino,
-			       bp_pack_size_str(e.size, bytes, b2, sizeof(b2)), e.path,
+			       bp_size_str(e.length, bytes, b1, sizeof(b1)), e.ino,
+			       bp_size_str(e.size, bytes, b2, sizeof(b2)), e.path,
 			       e.flags & BP_PACK_ENTRY_F_CHANGED ? "  (changed since the trace)" : "");
 		}
 	}
 	printf("\n%llu ranges, %llu files, %s (metadata %s); %.1f bytes per entry; "
 	       "%llu discontiguities in first-access order, spread %s\n",
 	       (unsigned long long)l->ranges, (unsigned long long)l->files,
-	       bp_pack_size_str(l->meta_bytes + l->file_bytes, bytes, b1, sizeof(b1)),
-	       bp_pack_size_str(l->meta_bytes, bytes, b2, sizeof(b2)),
+	       bp_size_str(l->meta_bytes + l->file_bytes, bytes, b1, sizeof(b1)),
+	       bp_size_str(l->meta_bytes, bytes, b2, sizeof(b2)),
 	       l->ranges ? (double)fsize / (double)l->ranges : 0.0,
 	       (unsigned long long)l->discontig,
-	       bp_pack_size_str(l->file_phys_end - l->file_phys_min, bytes, b3, sizeof(b3)));
+	       bp_size_str(l->file_phys_end - l->file_phys_min, bytes, b3, sizeof(b3)));
 }
 
 int bp_dump_pack(const char *path, const struct bp_show_opts *o)

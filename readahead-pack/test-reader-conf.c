@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "reader.h"
+#include "strutils.h"
 #include "unit.h"
 
 static void test_cmdline(void)
@@ -48,6 +49,9 @@ static void test_conf(void)
 	CHECK(c.has_budget && c.budget == 10ULL << 20);
 	CHECK(c.has_max_fds && c.max_fds == 8);
 	CHECK(c.log == BP_LOGT_STDERR && c.method == BP_READ_FADVISE && c.ioprio == BP_IOPRIO_IDLE);
+	bp_reader_conf_init(&c);
+	CHECK(bp_reader_parse_conf("budget = 75MB\n", &c, &line) == 0);
+	CHECK(c.has_budget && c.budget == 75000000ULL);	/* as bootpack pack -B 75MB */
 
 	/* A bad line is named, skipped, the others apply. */
 	bp_reader_conf_init(&c);
@@ -70,15 +74,17 @@ static void test_sizes(void)
 {
 	uint64_t v;
 
-	CHECK(bp_reader_parse_size("4096", &v) == 0 && v == 4096);
-	CHECK(bp_reader_parse_size("75M", &v) == 0 && v == 75ULL << 20);
-	CHECK(bp_reader_parse_size("1GiB", &v) == 0 && v == 1ULL << 30);
-	CHECK(bp_reader_parse_size("512k", &v) == 0 && v == 512 << 10);
-	CHECK(bp_reader_parse_size("-1", &v) < 0);
-	CHECK(bp_reader_parse_size("12X", &v) < 0);
-	CHECK(bp_reader_parse_size("", &v) < 0);
-	CHECK(bp_reader_parse_size("99999999999999999999", &v) < 0);
-	CHECK(bp_reader_parse_size("17179869184G", &v) < 0);
+	/* The reader parses sizes with the library's one rule (strutils.h). */
+	CHECK(bp_parse_size("4096", &v) == 0 && v == 4096);
+	CHECK(bp_parse_size("75M", &v) == 0 && v == 75ULL << 20);
+	CHECK(bp_parse_size("75MB", &v) == 0 && v == 75000000ULL);
+	CHECK(bp_parse_size("1GiB", &v) == 0 && v == 1ULL << 30);
+	CHECK(bp_parse_size("512k", &v) == 0 && v == 512 << 10);
+	CHECK(bp_parse_size("-1", &v) < 0);
+	CHECK(bp_parse_size("12X", &v) < 0);
+	CHECK(bp_parse_size("", &v) < 0);
+	CHECK(bp_parse_size("99999999999999999999", &v) < 0);
+	CHECK(bp_parse_size("17179869184G", &v) < 0);
 
 	/* At most half of MemAvailable. */
 	CHECK(bp_reader_scale_budget(75ULL << 20, 4ULL << 30) == 75ULL << 20);

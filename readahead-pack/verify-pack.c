@@ -15,6 +15,7 @@
 #include "pack-layout.h"
 #include "pack-verify.h"
 #include "show.h"
+#include "strutils.h"
 
 #define MAX_TEXT_ROWS 50	/* stale rows printed in text mode; -v and JSON list all */
 
@@ -83,7 +84,7 @@ static void print_text(const char *pack, const char *device, const struct bp_pac
 	bp_uuid_str(in->uuid, uuid);
 	printf("Pack:        %s: %u entries, %u files, %u metadata ranges, %s\n", pack,
 	       in->nentries, in->nfiles, in->nmeta,
-	       bp_pack_size_str(in->total_bytes, bytes, b1, sizeof(b1)));
+	       bp_size_str(in->total_bytes, bytes, b1, sizeof(b1)));
 	if (!c->uuid_match) {
 		printf("Filesystem:  %s does not hold filesystem %s: the whole pack is stale\n",
 		       device, uuid);
@@ -91,7 +92,7 @@ static void print_text(const char *pack, const char *device, const struct bp_pac
 	}
 	printf("Filesystem:  %s, UUID %s\n", device, uuid);
 	printf("Stale:       %llu entries (%s) in %llu files", (unsigned long long)c->stale_entries,
-	       bp_pack_size_str(c->stale_bytes, bytes, b1, sizeof(b1)),
+	       bp_size_str(c->stale_bytes, bytes, b1, sizeof(b1)),
 	       (unsigned long long)c->stale_files);
 	for (s = 1; s < BP_PACK_STALE_NR; s++)
 		if (c->count[s])
@@ -113,10 +114,10 @@ static void print_text(const char *pack, const char *device, const struct bp_pac
 	printf("Contiguity:  %llu discontiguities in first-access order; %llu seeks in reading "
 	       "order (%s skipped)\n", (unsigned long long)l->discontig,
 	       (unsigned long long)l->reading_seeks,
-	       bp_pack_size_str(l->gap_bytes, bytes, b2, sizeof(b2)));
+	       bp_size_str(l->gap_bytes, bytes, b2, sizeof(b2)));
 	printf("Spread:      file entries span %s on disk for %s of data (%.1f%% dense)\n",
-	       bp_pack_size_str(spread, bytes, b3, sizeof(b3)),
-	       bp_pack_size_str(l->file_bytes, bytes, b1, sizeof(b1)),
+	       bp_size_str(spread, bytes, b3, sizeof(b3)),
+	       bp_size_str(l->file_bytes, bytes, b1, sizeof(b1)),
 	       spread ? 100.0 * (double)l->file_bytes / (double)spread : 100.0);
 }
 

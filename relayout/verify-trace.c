@@ -15,15 +15,6 @@
 #include "strutils.h"
 #include "tracefile.h"
 
-static const char *size_str(uint64_t bytes, int raw, char *buf, size_t len)
-{
-	if (raw) {
-		snprintf(buf, len, "%llu", (unsigned long long)bytes);
-		return buf;
-	}
-	return bp_size_human(bytes, buf, len);
-}
-
 /* -v: what was opened and what the trace is; -vv: every traced file. */
 static void say_more(const struct bp_dev *dev, const char *path, const struct bp_trace *t)
 {
@@ -105,12 +96,12 @@ int bp_verify_trace(const char *trace_path, const char *device, const struct bp_
 		       dev.path, (unsigned long long)r.files, (unsigned long long)r.dirs,
 		       (unsigned long long)r.skipped);
 		printf("  bytes:            %s in %llu runs, blocks %llu-%llu\n",
-		       size_str(r.blocks * r.block_size, o->bytes, a, sizeof(a)),
+		       bp_size_str(r.blocks * r.block_size, o->bytes, a, sizeof(a)),
 		       (unsigned long long)r.runs, (unsigned long long)r.first_block,
 		       (unsigned long long)r.last_block);
 		printf("  in order:         %s; largest run %s\n",
-		       size_str(r.in_order_blocks * r.block_size, o->bytes, b, sizeof(b)),
-		       size_str(r.largest_run * r.block_size, o->bytes, c, sizeof(c)));
+		       bp_size_str(r.in_order_blocks * r.block_size, o->bytes, b, sizeof(b)),
+		       bp_size_str(r.largest_run * r.block_size, o->bytes, c, sizeof(c)));
 		printf("  discontiguities:  %llu%s\n", (unsigned long long)r.discontiguities,
 		       r.discontiguities ? "" : " (one sequential stream)");
 	}

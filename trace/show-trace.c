@@ -141,15 +141,6 @@ static int cmp_row(const void *a, const void *b)
 	return x->f->ino < y->f->ino ? -1 : x->f->ino > y->f->ino;
 }
 
-static const char *size_str(uint64_t v, int bytes, char *buf, size_t len)
-{
-	if (bytes)
-		snprintf(buf, len, "%" PRIu64, v);
-	else
-		bp_size_human(v, buf, len);
-	return buf;
-}
-
 static void print_json(const struct bp_trace *t, const struct row *rows, const struct summary *s)
 {
 	const struct bp_trace_hdr *h = &t->hdr;
@@ -242,13 +233,13 @@ static void print_text(const char *path, const struct bp_trace *t, const struct 
 	printf("%12s %10s %7s  %s\n", "FIRST-MS", "BYTES", "EXTENTS", "PATH");
 	for (i = 0; i < t->nfiles; i++)
 		printf("%12.3f %10s %7zu  %s\n", (double)rows[i].f->first_ns / 1e6,
-		       size_str(rows[i].bytes, bytes, b1, sizeof(b1)), rows[i].extents,
+		       bp_size_str(rows[i].bytes, bytes, b1, sizeof(b1)), rows[i].extents,
 		       rows[i].f->path);
 	printf("\n%zu files, %s of data, %s of metadata in %zu ranges, %" PRIu64
 	       " discontiguities in first-access order, spread %s on disk\n",
-	       t->nfiles, size_str(s->bytes, bytes, b1, sizeof(b1)),
-	       size_str(s->meta_bytes, bytes, b2, sizeof(b2)), t->nmeta, s->discontig,
-	       size_str(s->spread, bytes, b3, sizeof(b3)));
+	       t->nfiles, bp_size_str(s->bytes, bytes, b1, sizeof(b1)),
+	       bp_size_str(s->meta_bytes, bytes, b2, sizeof(b2)), t->nmeta, s->discontig,
+	       bp_size_str(s->spread, bytes, b3, sizeof(b3)));
 }
 
 int bp_dump_trace(const char *path, const struct bp_show_opts *o)
