@@ -1,0 +1,68 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# One rule for both initramfs generators: bootpack adds nothing to an
+# initramfs until asked (bootpack-read(8)). initramfs-tools: the hook copies
+# the reader only when an initramfs-tools configuration file says BOOTPACK=y
+# (the last BOOTPACK= line of initramfs.conf and conf.d/* wins); dracut: the
+# module's check() returns 255, "only when asked for" (add_dracutmodules).
+# The hook runs as mkinitramfs runs it (DESTDIR, CONFDIR), with a stand-in
+# for initramfs-tools' hook-functions (copy_exec), so the case needs neither
+# initramfs-tools nor a kernel.
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
+
+T=$BP_TMPDIR
+mkdir -p "$T/etc" "$T/conf/conf.d"
+echo "#pack = /x" >"$T/etc/bootpack.conf"
+cat >"$T/hook-functions" <<'SH'
+copy_exec() { mkdir -p "${DESTDIR}$2" && cp "$1" "${DESTDIR}$2/"; }
+SH
+sed -e "s|@sbindir@|$top_builddir|g" -e "s|@sysconfdir@|$T/etc|g" \
+	-e "s|@bpstatedir@|$T/state|g" -e "s|@pkgdatadir@|$T/share|g" \
+	-e "s|/usr/share/initramfs-tools/hook-functions|$T/hook-functions|" \
+	"$top_srcdir/boot/initramfs-tools/hooks/bootpack.in" >"$T/hook"
+grep -q '@[a-z]*@' "$T/hook" && bp_fail "the hook names a path this case does not substitute"
+grep -q "^\. $T/hook-functions$" "$T/hook" || bp_fail "the hook does not source hook-functions"
+
+# run_hook: 0 if the hook put the reader (and the config) into a fresh DESTDIR.
+run_hook() {
+	rm -rf "$T/dest"
+	mkdir "$T/dest"
+	DESTDIR=$T/dest CONFDIR=$T/conf sh "$T/hook" || bp_fail "the hook failed"
+	if [ -x "$T/dest/sbin/bootpack-read" ]; then
+		cmp -s "$T/dest/etc/bootpack.conf" "$T/etc/bootpack.conf" ||
+			bp_fail "the reader went in without /etc/bootpack.conf"
+		return 0
+	fi
+	[ -z "$(ls -A "$T/dest")" ] || bp_fail "opted out, yet the hook wrote: $(ls -R "$T/dest")"
+	return 1
+}
+
+sh "$T/hook" prereqs >/dev/null || bp_fail "hook prereqs failed"
+! run_hook || bp_fail "nothing configured: the hook added the reader"
+echo "MODULES=most" >"$T/conf/initramfs.conf"
+! run_hook || bp_fail "no BOOTPACK line: the hook added the reader"
+echo "BOOTPACK=y" >"$T/conf/conf.d/bootpack"
+run_hook || bp_fail "BOOTPACK=y in conf.d/bootpack: the reader was not added"
+echo 'BOOTPACK="no"  # off again' >"$T/conf/conf.d/zz-local"
+! run_hook || bp_fail "a later BOOTPACK=no did not win"
+rm "$T/conf/conf.d/zz-local" "$T/conf/conf.d/bootpack"
+echo 'BOOTPACK="yes"' >>"$T/conf/initramfs.conf"
+run_hook || bp_fail "BOOTPACK=\"yes\" in initramfs.conf: the reader was not added"
+echo "BOOTPACK=n" >>"$T/conf/initramfs.conf"
+! run_hook || bp_fail "the last line of initramfs.conf did not win"
+
+# dracut: check() says "only when asked for" (255), and 1 without the reader.
+mod=$top_builddir/boot/dracut/90bootpack/module-setup.sh
+[ -f "$mod" ] || bp_fail "no $mod"
+rc=0
+bash -c 'require_binaries() { return 0; }; . "$1"; check' sh "$mod" || rc=$?
+[ "$rc" = 255 ] || bp_fail "dracut check() returned $rc, expected 255 (opt-in)"
+rc=0
+bash -c 'require_binaries() { return 1; }; . "$1"; check' sh "$mod" || rc=$?
+[ "$rc" = 1 ] || bp_fail "dracut check() without the reader returned $rc, expected 1"
+
+# The documented switches are the ones the scripts read.
+grep -q 'BOOTPACK=y > /etc/initramfs-tools/conf.d/bootpack' "$top_srcdir/man/bootpack-read.8" ||
+	bp_fail "bootpack-read(8) does not give the initramfs-tools switch"
+grep -q "add_dracutmodules+=" "$top_srcdir/man/bootpack-read.8" ||
+	bp_fail "bootpack-read(8) does not give the dracut switch"
