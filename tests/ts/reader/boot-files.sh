@@ -74,14 +74,30 @@ bp_mount "$loop" "$BP_TMPDIR/mnt" ro
 mnt=$BP_TMPDIR/mnt
 [ -f "$mnt$statedir/pack" ] || bp_fail "no pack in the image"
 
-run_in_initramfs() {	# SCRIPT: with /sbin/bootpack-read = this build, in a private mount namespace
+# run_in_initramfs SCRIPT: with /sbin/bootpack-read = this build, in a
+# private mount namespace (a tmpfs over /sbin). Where / is not a mount point
+# (a chroot), unshare cannot make / private and the tmpfs would reach the
+# system's mount namespace: there the script runs as it is but for the
+# reader's path, which names this build's reader instead.
+run_in_initramfs() {
+	local script=$1 run=(unshare --mount)
+	local prep='mount -t tmpfs -o size=8m none /sbin && cp "$1" /sbin/bootpack-read || exit 1'
 	rd_cold "$loop"
-	unshare --mount sh -c 'mount -t tmpfs -o size=8m none /sbin && cp "$1" /sbin/bootpack-read || exit 1
+	if ! mountpoint -q /; then
+		bp_info "/ is not a mount point: $1 runs with the reader's path replaced"
+		script=$BP_TMPDIR/subst$1	# same path below: */dracut/* still tells hooks
+		mkdir -p "$(dirname "$script")"
+		sed "s|/sbin/bootpack-read|$READER|g" "$1" >"$script"
+		grep -q "$READER" "$script" || bp_fail "$1 does not name /sbin/bootpack-read"
+		run=()
+		prep=:
+	fi
+	"${run[@]}" sh -c "$prep"'
 		rootmnt=$2; NEWROOT=$2; export rootmnt NEWROOT
 		case $3 in
 		*/dracut/*) getargbool() { return 0; }; . "$3" ;;	# hooks are sourced
 		*) sh "$3" ;;						# scripts are run
-		esac' sh "$READER" "$mnt" "$1" >"$BP_TMPDIR/initramfs.log" 2>&1 ||
+		esac' sh "$READER" "$mnt" "$script" >"$BP_TMPDIR/initramfs.log" 2>&1 ||
 		{ cat "$BP_TMPDIR/initramfs.log"; bp_fail "$1 failed"; }
 	# The script returned at once (--background); the reading child ends later.
 	local n f missing

@@ -5,7 +5,8 @@
 # count, so the device is picked only when exactly one was read from, and
 # then said; when it cannot be opened, or several were read from, the error
 # says to name the filesystem with --device. Nothing is written either way.
-# The case runs in a mount namespace whose /dev is an empty tmpfs: the host's
+# The case runs in a mount namespace whose /dev is an empty tmpfs (/dev made
+# private by hand: where / is not a mount point unshare cannot): the host's
 # disks cannot be opened by it, whichever device is picked; the command is a
 # static program on our own loop-mounted image. (On a busy machine, or with
 # the loop device reading its image through the page cache, several devices
@@ -22,7 +23,8 @@ bp_loop_attach "$img" loop
 bp_mount "$loop" "$BP_TMPDIR/mnt" ro
 
 rc=0
-unshare -m bash -c 'mount -t tmpfs none /dev && exec "$@"' sh \
+unshare -m --propagation unchanged \
+	bash -c 'mount --make-rprivate /dev && mount -t tmpfs none /dev && exec "$@"' sh \
 	"$BOOTPACK" trace -o "$BP_TMPDIR/t" -- "$BP_TMPDIR/mnt/usr/bin/bp-hello" \
 	>"$BP_TMPDIR/out" 2>"$BP_TMPDIR/err" || rc=$?
 cat "$BP_TMPDIR/err"

@@ -21,9 +21,11 @@ bp_grep 'needs root' "$BP_TMPDIR/err"
 [ ! -e "$BP_TMPDIR/t" ] || bp_fail "a refused trace wrote its output"
 
 # No tracefs (hidden in a private mount namespace): say how to mount it.
-bp_expect_exit 1 unshare -m bash -c \
-	'mount -t tmpfs none /sys/kernel && exec "$0" trace -o "$1" -- true' \
-	"$BOOTPACK" "$BP_TMPDIR/t"
+# /sys is made private by hand, not by unshare: where / is not a mount
+# point (a chroot), unshare cannot change /'s propagation.
+bp_expect_exit 1 unshare -m --propagation unchanged bash -c \
+	'mount --make-rprivate /sys && mount -t tmpfs none /sys/kernel &&
+	exec "$0" trace -o "$1" -- true' "$BOOTPACK" "$BP_TMPDIR/t"
 bp_grep 'tracefs is not available: mount it with .mount -t tracefs' "$BP_TMPDIR/err"
 
 # A trace of this filesystem, then another filesystem: merging onto it is refused.
