@@ -33,7 +33,8 @@ run_hook() {
 			bp_fail "the reader went in without /etc/bootpack.conf"
 		return 0
 	fi
-	[ -z "$(ls -A "$T/dest")" ] || bp_fail "opted out, yet the hook wrote: $(ls -R "$T/dest")"
+	[ -e "$T/state/loop" ] || [ -z "$(ls -A "$T/dest")" ] ||
+		bp_fail "opted out, yet the hook wrote: $(ls -R "$T/dest")"
 	return 1
 }
 
@@ -50,6 +51,16 @@ echo 'BOOTPACK="yes"' >>"$T/conf/initramfs.conf"
 run_hook || bp_fail "BOOTPACK=\"yes\" in initramfs.conf: the reader was not added"
 echo "BOOTPACK=n" >>"$T/conf/initramfs.conf"
 ! run_hook || bp_fail "the last line of initramfs.conf did not win"
+
+# Once 'bootpack setup' ran (STATEDIR/loop), the hook adds what boot 2's
+# relayout needs, whether or not the reader is wanted (setup asked for it).
+mkdir -p "$T/state" "$T/share"
+touch "$T/state/loop"
+echo "#!/bin/sh" >"$T/share/relayout-root.sh"
+! run_hook 2>/dev/null || bp_fail "setup ran, BOOTPACK=n: the reader was added"
+[ -x "$T/dest/sbin/bootpack" ] && [ -x "$T/dest/bin/bootpack-relayout-root" ] ||
+	bp_fail "setup ran: bootpack and the relayout script are not in the initramfs"
+rm "$T/state/loop"
 
 # dracut: check() says "only when asked for" (255), and 1 without the reader.
 mod=$top_builddir/boot/dracut/90bootpack/module-setup.sh
