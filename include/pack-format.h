@@ -69,7 +69,7 @@
 #define BP_PACK_HDR_SIZE_MAX	4096		/* larger headers are refused */
 
 /* Default location, for writer and reader alike. */
-#define BP_PACK_DEFAULT_PATH	"/var/lib/bootpack/pack"
+#define BP_PACK_DEFAULT_PATH	BP_STATEDIR "/pack"	/* configure --with-statedir */
 
 /* compat: informational, ignored by readers that do not know them */
 #define BP_PACK_COMPAT_MTIME_NSEC	0x00000001	/* mtime_nsec fields are meaningful */

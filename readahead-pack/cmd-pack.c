@@ -107,12 +107,12 @@ static void print_summary(const char *out, const struct bp_pack_report *r,
 	printf("\n");
 }
 
-/* mkdir -p for the default location only (/var/lib/bootpack). */
+/* mkdir for the default location only (BP_STATEDIR). */
 static int ensure_default_dir(const char *out)
 {
 	if (strcmp(out, BP_PACK_DEFAULT_PATH) != 0)
 		return 0;
-	if (mkdir("/var/lib/bootpack", 0755) < 0 && errno != EEXIST)
+	if (mkdir(BP_STATEDIR, 0755) < 0 && errno != EEXIST)
 		return -errno;
 	return 0;
 }
@@ -245,7 +245,7 @@ int cmd_pack(int argc, char **argv)
 	}
 	r = ensure_default_dir(o.output);
 	if (r < 0) {
-		bp_log_error("/var/lib/bootpack: cannot create: %s", strerror(-r));
+		bp_log_error("%s: cannot create: %s", BP_STATEDIR, strerror(-r));
 		ret = BP_EX_FAILURE;
 		goto out;
 	}

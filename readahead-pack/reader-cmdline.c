@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * reader-cmdline.c --- bootpack-read settings: kernel command line and /etc/bootpack.conf
+ * reader-cmdline.c --- bootpack-read settings: kernel command line and bootpack.conf
  *
  * Kernel command line: "bootpack=off" (also 0, no, false) disables the
  * reader; "bootpack.init=PATH" names the init to exec. Values may be quoted
  * ("bootpack.init=\"/sbin/my init\"") as the kernel allows.
  *
- * /etc/bootpack.conf: "key = value" lines, '#' comments; see bootpack.conf(5).
+ * $(sysconfdir)/bootpack.conf (BP_READER_CONF): "key = value" lines, '#' comments; see bootpack.conf(5).
  * A bad line is skipped and reported, the rest still applies: a typo must
  * never keep the machine from booting.
  */

@@ -16,7 +16,7 @@
 #include "pack-parse.h"
 
 #define BP_READER_PROG		"bootpack-read"
-#define BP_READER_CONF		"/etc/bootpack.conf"
+#define BP_READER_CONF		BP_SYSCONFDIR "/bootpack.conf"	/* configure --sysconfdir */
 #define BP_READER_DEFAULT_INIT	"/sbin/init"
 #define BP_READER_CHUNK		(1U << 20)	/* bytes per read call */
 #define BP_READER_MAX_FDS	64		/* default cap on open file descriptors */
@@ -122,7 +122,7 @@ unsigned int bp_uring_reap(struct bp_uring *u, unsigned int wait_nr, struct bp_u
 unsigned int bp_uring_inflight(const struct bp_uring *u);	/* queued or in flight */
 unsigned int bp_uring_queued(const struct bp_uring *u);		/* not yet submitted */
 
-/* reader-cmdline.c: the kernel command line and /etc/bootpack.conf. */
+/* reader-cmdline.c: the kernel command line and BP_READER_CONF. */
 struct bp_reader_cmdline {
 	int off;		/* bootpack=off */
 	char init[256];		/* bootpack.init=PATH, "" if absent */

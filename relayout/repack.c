@@ -18,7 +18,6 @@
 #include "repack.h"
 #include "strutils.h"
 
-#define BP_DEFAULT_PACK BP_STATEDIR "/pack"
 
 /* 1 if the pack at path exists and is of the filesystem fs_uuid. */
 static int pack_is_ours(const char *path, const char *fs_uuid)
@@ -54,7 +53,7 @@ int bp_relayout_repack(enum bp_repack_mode mode, const char *path, const char *d
 	if (mode == BP_REPACK_NEVER)
 		return BP_EX_OK;
 	if (mode == BP_REPACK_AUTO) {
-		path = BP_DEFAULT_PACK;
+		path = BP_PACK_DEFAULT_PATH;
 		if (!pack_is_ours(path, fs_uuid))
 			return BP_EX_OK;
 	}

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -16,37 +15,43 @@
 #include "log.h"
 #include "trace-engine.h"
 
-#ifndef BP_SBINDIR
-#define BP_SBINDIR "/usr/sbin"
-#endif
+/*
+ * The units are the ones make renders from trace/bootpack-trace-stop.*.in
+ * and installs (trace-units.h, generated): one text, printed, written by
+ * --install and installed by make install. Their service traces the root
+ * filesystem ("--device /"); --setup --device D names D there instead.
+ */
+#include "trace-units.h"
 
-static const char stop_service[] =
-	"# Written by 'bootpack trace --setup --install' (trace/bootpack-trace-stop.service.in).\n"
-	"[Unit]\n"
-	"Description=Save the boot trace of bootpack\n"
-	"Documentation=man:bootpack-trace(8)\n"
-	"ConditionKernelCommandLine=trace_event\n"
-	"After=default.target\n"
-	"\n"
-	"[Service]\n"
-	"Type=oneshot\n"
-	"ExecStartPre=/bin/mkdir -p %s\n"
-	"ExecStart=%s/bootpack trace --from-boot -o %s/trace --device %s\n"
-	"TimeoutStartSec=3min\n";
+#define UNIT_DEVICE_ARG " --device /\n"
 
-static const char stop_timer[] =
-	"# Written by 'bootpack trace --setup --install' (trace/bootpack-trace-stop.timer.in).\n"
-	"[Unit]\n"
-	"Description=Stop the bootpack boot trace once the boot is done\n"
-	"Documentation=man:bootpack-trace(8)\n"
-	"ConditionKernelCommandLine=trace_event\n"
-	"\n"
-	"[Timer]\n"
-	"OnActiveSec=45s\n"
-	"Unit=bootpack-trace-stop.service\n"
-	"\n"
-	"[Install]\n"
-	"WantedBy=default.target\n";
+/* --install's default: systemd's directory for the administrator's units
+ * (fixed by systemd, not by our prefix; make install uses
+ * --with-systemdsystemunitdir). */
+#define BP_UNIT_DIR "/etc/systemd/system"
+
+/* The service unit for spec (NULL: as installed) into buf. */
+static int render_service(const char *spec, char *buf, size_t len)
+{
+	const char *at = strstr(bp_trace_stop_service, UNIT_DEVICE_ARG);
+	int n;
+
+	if (!spec || !at) {
+		if (spec)
+			bp_log_warn("trace: the service unit names no '--device /'; it is "
+				    "printed as installed");
+		n = snprintf(buf, len, "%s", bp_trace_stop_service);
+	} else {
+		n = snprintf(buf, len, "%.*s --device %s\n%s",
+			     (int)(at - bp_trace_stop_service), bp_trace_stop_service, spec,
+			     at + strlen(UNIT_DEVICE_ARG));
+	}
+	if (n < 0 || (size_t)n >= len) {
+		bp_log_error("trace: %s: device name too long", spec ? spec : "/");
+		return BP_EX_USAGE;
+	}
+	return 0;
+}
 
 static int write_unit(const char *dir, const char *name, const char *text)
 {
@@ -73,25 +78,16 @@ int bp_trace_setup(const char *device, unsigned int buffer_kb, int install,
 	struct bp_err err = { 0 };
 	struct bp_dev dev = { 0 };
 	const char *spec = device;
+	struct stat st;
 	unsigned int i;
 	size_t n = 0;
 	int ret = 0;
 
-	if (!spec) {
-		struct stat st;
-
-		if (stat("/", &st) < 0) {
-			bp_log_error("trace: /: %s", strerror(errno));
-			return BP_EX_FAILURE;
-		}
-		bp_trace_devnode(major(st.st_dev), minor(st.st_dev), devspec, sizeof(devspec));
-		spec = devspec;
-	}
-	if (bp_dev_resolve(spec, &dev, &err) == 0 && dev.uuid) {
+	/* A mount point stays as given (resolved at boot); a device by UUID. */
+	if (device && !(stat(device, &st) == 0 && S_ISDIR(st.st_mode)) &&
+	    bp_dev_resolve(device, &dev, &err) == 0 && dev.uuid) {
 		snprintf(devspec, sizeof(devspec), "UUID=%s", dev.uuid);
 		spec = devspec;
-	} else if (!device) {
-		bp_log_warn("trace: cannot find the UUID of the root filesystem; pass --device");
 	}
 	n += (size_t)snprintf(args + n, sizeof(args) - n, "trace_event=");
 	for (i = 0; i < bp_tracefs_nevents; i++) {
@@ -113,23 +109,23 @@ int bp_trace_setup(const char *device, unsigned int buffer_kb, int install,
 					    bp_tracefs_events[i]);
 		}
 	}
-	snprintf(service, sizeof(service), stop_service, BP_STATEDIR, BP_SBINDIR, BP_STATEDIR,
-		 spec);
+	ret = render_service(spec, service, sizeof(service));
+	if (ret)
+		goto out;
 	printf("# Kernel command line (trace_buf_size is per CPU):\n%s\n\n", args);
 	if (!install) {
-		printf("# /etc/systemd/system/bootpack-trace-stop.service\n%s\n", service);
-		printf("# /etc/systemd/system/bootpack-trace-stop.timer\n%s\n", stop_timer);
+		printf("# %s/bootpack-trace-stop.service\n%s\n", BP_UNIT_DIR, service);
+		printf("# %s/bootpack-trace-stop.timer\n%s\n", BP_UNIT_DIR, bp_trace_stop_timer);
 		printf("# Then: systemctl enable bootpack-trace-stop.timer, add the kernel "
 		       "arguments, reboot.\n");
 		goto out;
 	}
 	if (!unit_dir && (ret = bp_trace_require_root("--install")))
 		goto out;
-	ret = write_unit(unit_dir ? unit_dir : "/etc/systemd/system",
-			 "bootpack-trace-stop.service", service);
+	ret = write_unit(unit_dir ? unit_dir : BP_UNIT_DIR, "bootpack-trace-stop.service", service);
 	if (!ret)
-		ret = write_unit(unit_dir ? unit_dir : "/etc/systemd/system",
-				 "bootpack-trace-stop.timer", stop_timer);
+		ret = write_unit(unit_dir ? unit_dir : BP_UNIT_DIR, "bootpack-trace-stop.timer",
+				 bp_trace_stop_timer);
 	if (!ret)
 		printf("Now run 'systemctl daemon-reload; systemctl enable "
 		       "bootpack-trace-stop.timer', add the kernel arguments above to the boot "
