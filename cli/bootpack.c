@@ -173,6 +173,12 @@ int main(int argc, char **argv)
 		bp_log_error("unknown command '%s'", argv[optind]);
 		return bp_errtryhelp(NULL);
 	}
+	/* "bootpack VERB -V" for every verb, also one that does not parse -V itself. */
+	if (argc - optind == 2 && (strcmp(argv[optind + 1], "-V") == 0 ||
+				   strcmp(argv[optind + 1], "--version") == 0)) {
+		bp_cli_common_opt('V');
+		return BP_EX_OK;
+	}
 	/* Each verb parses its own options; optind = 0 resets glibc's getopt. */
 	argc -= optind;
 	argv += optind;

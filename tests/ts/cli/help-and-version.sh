@@ -34,6 +34,14 @@ for v in trace relayout pack dump verify bench; do
 	bp_expect_exit 2 "$BOOTPACK" "$v" -Z
 	bp_grep "^bootpack $v: invalid option -- 'Z'$" "$BP_TMPDIR/err"
 done
+# -V alone after any verb listed by --help (also those that do not list it).
+"$BOOTPACK" --help | sed -n 's/^ \([a-z]*\)  .*/\1/p' | grep -v '^help$' >"$BP_TMPDIR/verbs"
+[ "$(wc -l <"$BP_TMPDIR/verbs")" -ge 6 ] || bp_fail "--help lists fewer than 6 verbs"
+while read -r v; do
+	bp_expect_exit 0 "$BOOTPACK" "$v" -V
+	bp_grep '^bootpack [0-9]+\.[0-9]+' "$BP_TMPDIR/out"
+done <"$BP_TMPDIR/verbs"
+
 # Our own messages: "bootpack VERB: ...", never "bootpack: VERB: ...".
 bp_expect_exit 2 "$BOOTPACK" relayout /dev/null
 bp_grep "^bootpack relayout: --trace is required$" "$BP_TMPDIR/err"
