@@ -500,7 +500,7 @@ int cmd_relayout(int argc, char **argv)
 	o.trace = trace;
 	o.undo_file = undo;
 	if (bar || pfd >= 0) {
-		bp_progress_init(&prog, bar, pfd, dev.path);
+		bp_progress_init(&prog, bar && !quiet, pfd, dev.path);
 		hook.prog = &prog;
 		if (prog.lines)
 			bp_log_warn("relayout: -p: standard error is not a terminal: one line "

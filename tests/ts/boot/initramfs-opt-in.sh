@@ -73,7 +73,7 @@ bash -c 'require_binaries() { return 1; }; . "$1"; check' sh "$mod" || rc=$?
 [ "$rc" = 1 ] || bp_fail "dracut check() without the reader returned $rc, expected 1"
 
 # The documented switches are the ones the scripts read.
-grep -q 'BOOTPACK=y > /etc/initramfs-tools/conf.d/bootpack' "$top_srcdir/man/bootpack-read.8" ||
+grep -q 'BOOTPACK=y > /etc/initramfs-tools/conf.d/bootpack' "$top_builddir/man/bootpack-read.8" ||
 	bp_fail "bootpack-read(8) does not give the initramfs-tools switch"
-grep -q "add_dracutmodules+=" "$top_srcdir/man/bootpack-read.8" ||
+grep -q "add_dracutmodules+=" "$top_builddir/man/bootpack-read.8" ||
 	bp_fail "bootpack-read(8) does not give the dracut switch"
