@@ -14,7 +14,7 @@ static const struct bp_disk_model eee_flash = {
 	.kind = BP_DISK_FLASH,
 	.cmd_ms = 0.5,
 	.rate_mbs = 25.0,
-	.write_mbs = 10.0,	/* estimate: "writes very slow" (disk-models.md 2.6) */
+	.write_mbs = 10.0,	/* estimate: "writes very slow" (doc/disk-models.md §2) */
 	.max_request = 128 << 10,
 };
 

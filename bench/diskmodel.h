@@ -4,7 +4,7 @@
  *
  * A stream of physical reads (byte offset, length), in the order the boot
  * issues them, is charged against a disk model. The models and their
- * parameters come from ../shared/notes/disk-models.md:
+ * parameters and their sources are in doc/disk-models.md:
  *
  *  - "eee-flash": EEE PC 701/900 PATA flash, QD1, 25 MB/s sequential and a
  *    fixed cost per command (no seek, no rotation).

@@ -2,7 +2,7 @@
 /*
  * apply.c --- carry out a plan: B0, reserve, copy, B1, commit, B2, free
  *
- * One fill epoch (relayout-safety.md §4.3-4.8): the filesystem is marked in
+ * One fill epoch (doc/relayout-safety.md §4.3-4.8): the filesystem is marked in
  * progress alone and durably; the region is reserved; data and indirect
  * blocks are copied (sources read in physical order, multi-MiB requests) and
  * new extent leaves written; B1 makes copies and allocation durable; each

@@ -6,7 +6,7 @@
  * superblock write, alone, made durable. B1 makes copies and allocations
  * durable: block bitmaps, flush, primary group descriptors, flush; the
  * superblock is not touched. B2 is a flush after the commit writes. Only
- * io_channel_flush() orders writes (relayout-safety.md §4.3, §4.6);
+ * io_channel_flush() orders writes (doc/relayout-safety.md §4.3, §4.7);
  * ext2fs_flush() is never used as a barrier.
  */
 #include <ext2fs/ext2fs.h>

@@ -3,7 +3,7 @@
  * ea.c --- moving an inode's own xattr block
  *
  * Only blocks with h_refcount 1 move: several inode writes cannot switch a
- * shared block atomically (relayout-safety.md §4.5.4). The checksum of an
+ * shared block atomically (doc/relayout-safety.md §4.6.3). The checksum of an
  * xattr block covers its block number, so the block is not copied raw but
  * rewritten at the new place with ext2fs_write_ext_attr3 (before B1); the
  * inode's i_file_acl changes in the same single inode write as its data

@@ -7,7 +7,7 @@
  * descriptors, bitmaps, inode tables, special inodes, MMP, shared or any
  * xattr blocks, files whose new tree would be too deep). Its owners are
  * found by one inode scan. Eviction is its own epoch with the same
- * discipline as the fill (relayout-safety.md §4.5): targets outside the
+ * discipline as the fill (doc/relayout-safety.md §4.9): targets outside the
  * window are allocated, blocks copied, B1, one inode write per owner (a new
  * extent tree built copy-on-write; block-mapped pointers switched through
  * copies), B2. Evicted blocks are never freed: they stay reserved for the

@@ -12,7 +12,7 @@
  * written before B1, index blocks first, then leaves, all in the item's
  * tree slot (just before its first data in the boot stream). Live extent
  * blocks are never written; the single inode write is the commit
- * (relayout-safety.md §4.5.1-2). ext2fs_extent_set_bmap is never used.
+ * (doc/relayout-safety.md §4.6.1). ext2fs_extent_set_bmap is never used.
  */
 #include <errno.h>
 #include <stdlib.h>

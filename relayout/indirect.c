@@ -13,8 +13,8 @@
  * rewritten in place, which is safe too: each 4-byte pointer
  * lies in one sector and both its old and new targets hold the data until
  * after B2, so any torn or reordered subset of these writes is a valid
- * mapping (relayout-safety.md §0.2). The inode, written at the end, commits
- * the rest (relayout-safety.md §4.5.3).
+ * mapping (doc/relayout-safety.md §1, §4.6.2). The inode, written at the end, commits
+ * the rest (doc/relayout-safety.md §4.6.2).
  */
 #include <errno.h>
 

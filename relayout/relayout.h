@@ -4,7 +4,7 @@
  *
  * Library-like: returns errcode_t (0, errno, libext2fs or BP_ET_* codes),
  * fills struct bp_err, never prints. The algorithm and its invariants are in
- * the design notes (relayout-safety.md): copy -> barrier -> one-sector commit
+ * doc/relayout-safety.md: copy -> barrier -> one-sector commit
  * -> barrier -> deferred free; the superblock is written exactly twice.
  */
 #ifndef BP_RELAYOUT_H

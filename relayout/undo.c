@@ -4,7 +4,7 @@
  *
  * The undo file records the old contents of every block the run overwrites,
  * so `e2undo FILE DEV` restores the filesystem byte for byte after a
- * successful run. It is not crash protection (relayout-safety.md §4.11).
+ * successful run. It is not crash protection (doc/relayout-safety.md §7).
  */
 #include <errno.h>
 #include <string.h>

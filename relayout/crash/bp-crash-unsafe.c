@@ -5,7 +5,7 @@
  *   bp-crash-unsafe IMAGE PATH...
  *
  * Moves every data block of each PATH to newly allocated blocks the way
- * resize2fs does (relayout-safety.md §0.1, §1): mark ERROR_FS, copy, one
+ * resize2fs does (doc/relayout-safety.md §1, §9): mark ERROR_FS, copy, one
  * flush, then rewrite the references with ext2fs_block_iterate3() returning
  * BLOCK_CHANGED (one ext2fs_extent_set_bmap() per block on extent files),
  * free the old blocks, close. Run through crash_io it must produce crash

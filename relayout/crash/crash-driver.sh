@@ -27,8 +27,8 @@
 # completion with BP_CRASH_COUNT, which gives W (its result must itself pass
 # e2fsck -fn with every file unchanged), then once per (point, mode) with
 # BP_CRASH_AT. After each power cut (exit 99) the oracle of
-# relayout-safety.md §10 must hold: e2fsck -fn on the crashed image finds
-# only the allowed (preen-OK) classes of §3 and no referenced-but-free block
+# doc/relayout-safety.md §9 must hold: e2fsck -fn on the crashed image finds
+# only the allowed (preen-OK) classes of its §6 and no referenced-but-free block
 # (invariant I2), e2fsck -p exits 0 or 1 with only those classes in its
 # transcript, e2fsck -fn then exits 0, and every file is byte-identical to
 # the original (so its SHA-256 is unchanged).
@@ -49,7 +49,7 @@ sha_tree() {
 	(cd "$1" && find . -type f -print0 | sort -z | xargs -0r sha256sum | sed 's|  \./|  /|')
 }
 
-# Preen messages a crash may leave (relayout-safety.md §3, PR_PREEN_OK):
+# Preen messages a crash may leave (doc/relayout-safety.md §6, PR_PREEN_OK):
 # leaks and bitmap differences, free counts, bitmap/GDT checksums,
 # BLOCK_UNINIT, i_blocks, inode-only checksum, quota usage; plus e2fsck's
 # own status lines. Anything else is a finding.

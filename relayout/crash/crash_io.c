@@ -2,7 +2,7 @@
 /*
  * crash_io.c --- fault-injecting io_manager: a volatile write cache and a power cut at write N
  *
- * The crash model of relayout-safety.md §3: every write issued since the
+ * The crash model of doc/relayout-safety.md §2: every write issued since the
  * last completed io_channel_flush() may or may not be on the disk, in any
  * combination (and, with BP_CRASH_TORN, any sector of it). Writes
  * are kept in a per-channel queue (offset, length, bytes); reads overlay the
@@ -387,7 +387,7 @@ static errcode_t cio_write_blk(io_channel channel, unsigned long block, int coun
 /*
  * Not implemented on purpose: ext2fs_flush() then writes the primary
  * superblock as one 1024-byte write instead of one write_byte per changed
- * 16-bit run (relayout-safety.md §0.5, §6).
+ * 16-bit run (doc/relayout-safety.md §5).
  */
 static errcode_t cio_write_byte(io_channel channel, unsigned long offset, int size,
 				const void *data)

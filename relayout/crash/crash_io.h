@@ -5,7 +5,7 @@
  * A bottom-level libext2fs I/O manager (it replaces unix_io and opens the
  * image itself). Every write is queued in a volatile cache; reads see the
  * queue; io_channel_flush() applies the queue in order and fsync()s, the
- * only barrier (relayout-safety.md §3, §10). Controlled by the environment:
+ * only barrier (doc/relayout-safety.md §2, §9). Controlled by the environment:
  *
  *   BP_CRASH_AT=N       at the N-th write call (1-based, every write_blk,
  *                       write_blk64 and byte write of the process) apply a
