@@ -348,3 +348,22 @@ bp_trace_specs() {
 		$1 != "R" { out(); p = ""; r = "" }
 		END { out() }' "$1"
 }
+
+# bp_golden NAME FILE: compare FILE, after the usual filter, with the golden
+# output tests/expected/NAME (e2fsprogs' "expect" files): fail with the diff
+# if they differ. The filter replaces this case's temporary directory with
+# @TMP@ and the pack's creation time with @TIME@. With BP_GOLDEN_UPDATE=1
+# the golden file is written instead (review the diff before committing).
+bp_golden() {
+	local want=$top_srcdir/tests/expected/$1
+	sed -e "s|$BP_TMPDIR|@TMP@|g" -e 's/^Created: .*/Created:       @TIME@/' "$2" >"$BP_TMPDIR/golden.$1"
+	if [ "${BP_GOLDEN_UPDATE:-0}" = 1 ]; then
+		mkdir -p "$(dirname "$want")"
+		cp "$BP_TMPDIR/golden.$1" "$want"
+		bp_info "wrote $want"
+		return 0
+	fi
+	[ -f "$want" ] || bp_fail "no golden output $want (BP_GOLDEN_UPDATE=1 writes it)"
+	diff -u "$want" "$BP_TMPDIR/golden.$1" ||
+		bp_fail "$1: output differs from tests/expected/$1 (BP_GOLDEN_UPDATE=1 rewrites it)"
+}
