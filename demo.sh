@@ -5,7 +5,7 @@
 #
 #   trace a boot-like workload  ->  relayout (with an undo file; it writes
 #   the pack)  ->  check nothing was lost  ->  bench  ->  bootpack-read with
-#   cold caches  ->  e2undo
+#   cold caches  ->  e2undo  ->  one before/after summary table
 #
 # Needs root (loop devices, mount, tracefs). Everything it makes is under
 # $BP_DEMO_DIR (default ./demo); loop devices and mounts are released on exit.
@@ -73,6 +73,9 @@ detach
 step "before: contiguity and modelled boot I/O"
 "$B" verify --trace "$out/boot.trace" "$img"
 "$B" bench --trace "$out/boot.trace" "$img"
+"$B" verify --json --trace "$out/boot.trace" "$img" >"$out/verify-before.json"
+"$B" bench --json --trace "$out/boot.trace" "$img" >"$out/bench-before.json"
+fsck_before=$(e2fsck -fn "$img" >/dev/null 2>&1 && echo clean || echo "NOT CLEAN")
 
 step "relayout (offline, crash safe, undoable)"
 before=$(hash_all)
@@ -80,10 +83,12 @@ cp --sparse=always "$img" "$out/before.img"
 "$B" relayout --trace "$out/boot.trace" -z "$out/relayout.e2undo" --pack "$out/pack" "$img"
 
 step "nothing lost: e2fsck -fn and the SHA-256 of every file"
-e2fsck -fn "$img" >/dev/null 2>&1 && echo "e2fsck -fn: clean"
+fsck_after=$(e2fsck -fn "$img" >/dev/null 2>&1 && echo clean || echo "NOT CLEAN")
+echo "e2fsck -fn: $fsck_after"
 after=$(hash_all)
+nfiles=$(echo "$after" | wc -l)
 if [ "$before" = "$after" ]; then
-	echo "all $(echo "$after" | wc -l) files unchanged"
+	echo "all $nfiles files unchanged"
 else
 	echo "FILE CONTENT CHANGED"; exit 1
 fi
@@ -91,6 +96,8 @@ fi
 step "after: contiguity and modelled boot I/O"
 "$B" verify --trace "$out/boot.trace" "$img"
 "$B" bench --trace "$out/boot.trace" "$img"
+"$B" verify --json --trace "$out/boot.trace" "$img" >"$out/verify-after.json"
+"$B" bench --json --trace "$out/boot.trace" "$img" >"$out/bench-after.json"
 
 step "the pack relayout wrote for the new layout"
 "$B" verify --pack "$out/pack" "$img"
@@ -115,5 +122,40 @@ else
 	echo "e2undo: IMAGE DIFFERS"; exit 1
 fi
 rm -f "$out/undo-check.img" "$out/before.img"
+
+step "summary: before and after relayout"
+python3 - "$out" "$fsck_before" "$fsck_after" "$nfiles" <<'PY'
+import json, sys
+out, fsck_before, fsck_after, nfiles = sys.argv[1:]
+def load(name):
+    with open(f"{out}/{name}.json") as f:
+        return json.load(f)
+vb, va = load("verify-before")["verify"], load("verify-after")["verify"]
+bb, ba = load("bench-before")["bench"], load("bench-after")["bench"]
+models = [m["model"] for m in bb["models"]]
+now = lambda b, m: next(x for x in b["models"] if x["model"] == m)["now"]
+head = ["", "DISCONT"] + models + ["E2FSCK", "SHA-256", "UNDO"]
+rows = [
+    ["before", str(vb["discontiguities"])] + ["%.3f s" % now(bb, m)["seconds"] for m in models]
+    + [fsck_before, "%s files" % nfiles, "-"],
+    ["after", str(va["discontiguities"])] + ["%.3f s" % now(ba, m)["seconds"] for m in models]
+    + [fsck_after, "all unchanged", "byte for byte"],
+    ["physical limit", "0"] + ["%.3f s" % now(ba, m)["t_phys"] for m in models] + ["", "", ""],
+]
+w = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
+for r in [head] + rows:
+    print("  ".join(c.ljust(w[i]) if i in (0, len(head) - 3, len(head) - 2, len(head) - 1)
+                    else c.rjust(w[i]) for i, c in enumerate(r)).rstrip())
+print()
+print("DISCONT   breaks in the boot stream read in first-access order (verify --trace;")
+print("          counted as in bootpack(8)); 0 is one sequential read")
+print(", ".join(models) + ":")
+print("          seconds to read the boot set on that disk model, as bootpack bench charges it")
+print("          (positioning, transfer, command overhead); 'bootpack bench --help' describes them")
+print("physical limit: the boot set's bytes / the model's sequential rate; no layout is faster")
+print("E2FSCK    e2fsck -fn of the image")
+print("SHA-256   every file's SHA-256 (read through libext2fs), compared after against before")
+print("UNDO      e2undo of relayout's undo file gives back the image before relayout")
+PY
 echo
 echo "demo: done (files in $out)"
