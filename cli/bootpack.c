@@ -49,29 +49,34 @@ int bp_errtryhelp(const char *verb)
 	return BP_EX_USAGE;
 }
 
+/* The one mapping of error codes to exit codes (include/exitcodes.h). */
+static const struct {
+	errcode_t code;
+	int exit;
+} exit_codes[] = {
+	{ 0, BP_EX_OK },
+	{ BP_ET_NOT_EXT, BP_EX_REFUSED },
+	{ BP_ET_NO_FS, BP_EX_REFUSED },
+	{ BP_ET_AMBIVALENT, BP_EX_REFUSED },
+	{ BP_ET_MOUNTED, BP_EX_REFUSED },
+	{ BP_ET_BUSY, BP_EX_REFUSED },
+	{ BP_ET_NOT_CLEAN, BP_EX_REFUSED },
+	{ BP_ET_UNSUPPORTED, BP_EX_REFUSED },
+	{ BP_ET_TRACE_MISMATCH, BP_EX_REFUSED },
+	{ BP_ET_TRACE_CORRUPT, BP_EX_STALE },
+	{ BP_ET_PATH_CONFLICT, BP_EX_USAGE },
+	{ BP_ET_NOT_BUILT, BP_EX_NOTBUILT },
+	{ BP_ET_CANCELED, BP_EX_CANCELED },
+};
+
 int bp_exit_code(errcode_t code)
 {
-	switch (code) {
-	case 0:
-		return BP_EX_OK;
-	case BP_ET_NOT_EXT:
-	case BP_ET_NO_FS:
-	case BP_ET_AMBIVALENT:
-	case BP_ET_MOUNTED:
-	case BP_ET_BUSY:
-	case BP_ET_NOT_CLEAN:
-	case BP_ET_UNSUPPORTED:
-	case BP_ET_TRACE_MISMATCH:
-		return BP_EX_REFUSED;
-	case BP_ET_PATH_CONFLICT:
-		return BP_EX_USAGE;
-	case BP_ET_NOT_BUILT:
-		return BP_EX_NOTBUILT;
-	case BP_ET_CANCELED:
-		return BP_EX_CANCELED;
-	default:
-		return BP_EX_FAILURE;
-	}
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(exit_codes); i++)
+		if (exit_codes[i].code == code)
+			return exit_codes[i].exit;
+	return BP_EX_FAILURE;
 }
 
 int bp_fail(const struct bp_err *err)

@@ -12,19 +12,10 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #define _printf_(f, a) __attribute__((format(printf, f, a)))
-#define _noreturn_ __attribute__((noreturn))
 #define _unused_ __attribute__((unused))
-#define _must_check_ __attribute__((warn_unused_result))
-#define _cleanup_(fn) __attribute__((cleanup(fn)))
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 #define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
-
-static inline void freep(void *p)
-{
-	free(*(void **)p);
-}
-#define _cleanup_free_ _cleanup_(freep)
 
 #endif /* BP_C_H */

@@ -4,9 +4,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <blkid/blkid.h>
@@ -75,10 +78,56 @@ static errcode_t probe(struct bp_dev *dev, struct bp_err *err)
 	return 0;
 }
 
+void bp_dev_node(unsigned int ma, unsigned int mi, char *buf, size_t len)
+{
+	char path[96], line[256];
+	FILE *fp;
+
+	snprintf(buf, len, "/dev/block/%u:%u", ma, mi);
+	if (access(buf, F_OK) == 0)
+		return;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", ma, mi);
+	fp = fopen(path, "re");
+	if (!fp)
+		return;
+	while (fgets(line, sizeof(line), fp)) {
+		if (strncmp(line, "DEVNAME=", 8) == 0) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(buf, len, "/dev/%s", line + 8);
+			break;
+		}
+	}
+	fclose(fp);
+}
+
+/* A mount point stands for the device mounted there ("--device /"). */
+static errcode_t mount_point_device(const char *dir, const struct stat *st, char *buf,
+				    size_t len, struct bp_err *err)
+{
+	char parent[PATH_MAX];
+	struct stat pst;
+
+	if (snprintf(parent, sizeof(parent), "%s/..", dir) >= (int)sizeof(parent) ||
+	    stat(parent, &pst) != 0)
+		return bp_err_lib(err, errno ? errno : ENAMETOOLONG, "while looking up %s", dir);
+	if (pst.st_dev == st->st_dev && pst.st_ino != st->st_ino)
+		return bp_err_set(err, EINVAL,
+				  "%s: a directory, not a mount point; name the device, or the "
+				  "directory a filesystem is mounted on", dir);
+	bp_dev_node(major(st->st_dev), minor(st->st_dev), buf, len);
+	if (access(buf, F_OK) != 0)
+		return bp_err_set(err, ENOENT,
+				  "%s: the filesystem mounted here (%u:%u) has no block device",
+				  dir, major(st->st_dev), minor(st->st_dev));
+	return 0;
+}
+
 errcode_t bp_dev_resolve(const char *spec, struct bp_dev *dev, struct bp_err *err)
 {
+	char node[PATH_MAX];
 	struct stat st;
 	char *path;
+	errcode_t rc;
 
 	memset(dev, 0, sizeof(*dev));
 	if (!spec || !*spec)
@@ -94,6 +143,13 @@ errcode_t bp_dev_resolve(const char *spec, struct bp_dev *dev, struct bp_err *er
 					  "%s: no filesystem with this tag found "
 					  "(is the device attached? 'blkid' lists what is visible)",
 					  spec);
+	} else if (stat(spec, &st) == 0 && S_ISDIR(st.st_mode)) {
+		rc = mount_point_device(spec, &st, node, sizeof(node), err);
+		if (rc)
+			return rc;
+		path = realpath(node, NULL);
+		if (!path)
+			return bp_err_lib(err, errno, "while looking up %s", node);
 	} else {
 		path = realpath(spec, NULL);
 		if (!path)

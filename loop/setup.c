@@ -18,7 +18,6 @@
 #include <ext2fs/ext2fs.h>
 
 #include "bp_et.h"
-#include "cmd-trace.h"
 #include "devspec.h"
 #include "loop.h"
 #include "trace-engine.h"
@@ -184,7 +183,7 @@ static errcode_t check_fs(const struct bp_setup_opts *o, struct bp_setup_check *
 
 		if (stat(o->root, &st) < 0)
 			return bp_err_set(err, errno, "%s: %s", o->root, strerror(errno));
-		bp_trace_devnode(major(st.st_dev), minor(st.st_dev), c->devpath,
+		bp_dev_node(major(st.st_dev), minor(st.st_dev), c->devpath,
 				 sizeof(c->devpath));
 	}
 	ret = bp_dev_resolve_ext(c->devpath, &dev, err);

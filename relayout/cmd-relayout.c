@@ -19,6 +19,7 @@
 #include "outfile.h"
 #include "progress.h"
 #include "relayout.h"
+#include "signals.h"
 #include "strutils.h"
 #include "repack.h"
 #include "tracefile.h"
@@ -32,16 +33,7 @@ static void on_signal(int sig _unused_)
 
 static void catch_signals(void)
 {
-	static const int sigs[] = { SIGINT,  SIGTERM, SIGHUP,    SIGQUIT,
-				    SIGALRM, SIGUSR1, SIGUSR2, SIGVTALRM, SIGPROF };
-	struct sigaction sa;
-	size_t i;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < ARRAY_SIZE(sigs); i++)
-		sigaction(sigs[i], &sa, NULL);
+	bp_signals_catch(on_signal);
 	/* A closed progress or output pipe must not kill a run mid-write: EPIPE instead. */
 	signal(SIGPIPE, SIG_IGN);
 	/* Past a file size limit a write fails (EFBIG) instead of killing the run. */

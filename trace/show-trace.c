@@ -252,7 +252,7 @@ int bp_dump_trace(const char *path, const struct bp_show_opts *o)
 
 	if (bp_trace_load(path, &t, &err)) {
 		bp_log_error("%s", bp_err_str(&err));
-		return err.code == BP_ET_TRACE_CORRUPT ? BP_EX_STALE : BP_EX_FAILURE;
+		return bp_exit_code(err.code);
 	}
 	rows = calloc(t->nfiles ? t->nfiles : 1, sizeof(*rows));
 	if (!rows || summarize(t, &s) < 0) {

@@ -124,8 +124,6 @@ errcode_t bp_ev_format_check(const struct bp_ev_format *f, struct bp_err *err);
 
 /* --- tracefs.c: a tracefs instance of our own ------------------------------ */
 
-#define BP_EV_NAMES_MAX 8
-
 struct bp_tracefs {
 	char root[512];		/* the tracefs mount */
 	char dir[PATH_MAX];	/* our instance, or root for the top buffer */
@@ -141,7 +139,6 @@ struct bp_tracefs {
 /* "filemap/mm_filemap_add_to_page_cache", …; index 0 is required. */
 extern const char *const bp_tracefs_events[];
 extern const unsigned int bp_tracefs_nevents;
-#define BP_TRACEFS_ACCESS_MASK 0xeU	/* get_pages, map_pages, fault */
 
 /* Find tracefs, mounting it on /sys/kernel/tracing if needed. */
 errcode_t bp_tracefs_open(struct bp_tracefs *tf, struct bp_err *err);

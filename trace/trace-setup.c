@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cmd-trace.h"
 #include "devspec.h"
 #include "log.h"
+#include "trace-cli.h"
 #include "trace-engine.h"
 
 /*
