@@ -4,7 +4,7 @@
 # -v says what was opened and what the trace is (stderr) and lists every
 # stale pack entry; -vv lists every traced file and every pack entry. -q
 # keeps stdout, drops the rest. bench -m with an unknown model lists the
-# models (exit 2).
+# models (exit 2); pack -o into a missing directory names it.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 . "$top_srcdir/tests/ts/relayout/rl-functions.sh"
 bp_require_cmd debugfs dumpe2fs blkid
@@ -45,3 +45,9 @@ bp_expect_exit 2 "$BOOTPACK" bench -m nosuch --trace "$t" "$img"
 bp_grep "^bootpack bench: unknown disk model 'nosuch'; the models are:$" "$BP_TMPDIR/err"
 for m in eee-flash hdd-5k160; do bp_grep "^  $m +[A-Za-z0-9]" "$BP_TMPDIR/err"; done
 bp_grep "^Try 'bootpack bench --help'" "$BP_TMPDIR/err"
+
+# pack -o into a missing relative directory names the directory, not a
+# temporary file (issue 13), exit 1, nothing written.
+(cd "$BP_TMPDIR" && bp_expect_exit 1 "$BOOTPACK" pack --trace "$t" -o nodir/p "$img")
+bp_grep "^bootpack pack: nodir/p: the directory nodir does not exist; create it first" "$BP_TMPDIR/err"
+[ ! -e "$BP_TMPDIR/nodir" ] || bp_fail "pack -o nodir/p created nodir"
