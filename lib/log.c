@@ -4,6 +4,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
@@ -46,16 +47,29 @@ int bp_log_level(void)
 
 void bp_log(int level, const char *fmt, ...)
 {
-	char msg[4096];
-	const char *m = msg;
+	char buf[4096];
+	char *msg = buf;
+	const char *m;
 	size_t n;
 	va_list ap;
+	int len;
 
 	if (level > bp_level)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	len = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	if (len >= (int)sizeof(buf)) {	/* long paths: the whole message, not a cut one */
+		msg = malloc((size_t)len + 1);
+		if (msg) {
+			va_start(ap, fmt);
+			vsnprintf(msg, (size_t)len + 1, fmt, ap);
+			va_end(ap);
+		} else {
+			msg = buf;
+		}
+	}
+	m = msg;
 	/* "bootpack relayout: x", not "bootpack relayout: relayout: x" */
 	if (bp_verb) {
 		n = strlen(bp_verb);
@@ -64,4 +78,6 @@ void bp_log(int level, const char *fmt, ...)
 	}
 	fflush(stdout);
 	fprintf(stderr, "%s: %s%s\n", bp_log_prog(), level == BP_LOG_WARN ? "warning: " : "", m);
+	if (msg != buf)
+		free(msg);
 }
