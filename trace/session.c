@@ -76,7 +76,7 @@ static int run_child(char **argv)
 		bp_signals_default();
 		sigprocmask(SIG_SETMASK, &oldmask, NULL);
 		execvp(argv[0], argv);
-		fprintf(stderr, "bootpack: trace: %s: %s\n", argv[0], strerror(errno));
+		fprintf(stderr, "bootpack trace: %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
 	sig_child = pid;
