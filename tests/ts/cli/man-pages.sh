@@ -5,7 +5,7 @@
 # --help lists has a page, bootpack(8) names it in SEE ALSO and its page
 # documents -h; pages that name installation paths get them from configure
 # (no @var@ left, the unit directory is the configured one); bench(8) cites
-# disk-models.md only where doc/ has it; dump(8) documents the exit status
+# disk-models.md only where doc/ has it and the tarball ships it; dump(8) documents the exit status
 # 3 that a missing file gives; verify(8) points to the pages of --pack;
 # bootpack(8) documents the JSON shape every -J output has.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
@@ -50,6 +50,8 @@ grep -q "$statedir/relayout" "$BP_TMPDIR/bootpack.txt" || bp_fail "bootpack(8) F
 if grep -q 'disk-models\.md' "$src/bootpack-bench.8"; then
 	[ -f "$top_srcdir/doc/disk-models.md" ] ||
 		bp_fail "bootpack-bench(8) cites disk-models.md, which doc/ does not have"
+	grep -q 'doc/disk-models\.md' "$top_srcdir/Makefile.am" ||
+		bp_fail "bootpack-bench(8) cites doc/disk-models.md, which the tarball does not ship"
 fi
 # dump(8): a missing file exits 3, and the page says so.
 bp_expect_exit 3 "$BOOTPACK" dump "$BP_TMPDIR/no-such-file"
