@@ -13,7 +13,7 @@
 # The tree of /work/bootbench (the real-boot benchmark's cache) is copied, never modified.
 set -euo pipefail
 
-HERE=$(cd "$(dirname "$0")" && pwd)
+HERE=${LOOP_HERE:-$(cd "$(dirname "$0")" && pwd)}
 SRC=$(cd "$HERE/../.." && pwd)
 BUILD=${BUILD:-$SRC}
 LB=${LOOPBENCH_DIR:-/work/loopbench}
@@ -174,12 +174,13 @@ do_image() {
 hashes() {
 	trap cleanup_mount EXIT
 	mount_image "$1" ro,noload
-	(cd "$MNT" && find . -xdev -type f -printf '%T@ %p\0' | sort -z -k2 |
-		while IFS= read -r -d '' l; do
-			printf '%s %s\n' "$(sha256sum < "${l#* }" | cut -c1-64)" "$l"
-		done) > "$2"
+	(cd "$MNT" && find . -xdev -type f -printf '%T@ %p\n' > "$2.mtime" &&
+		find . -xdev -type f -print0 | nice -n 10 xargs -0 -n 500 sha256sum > "$2.sha")
 	cleanup_mount
 	trap - EXIT
+	awk 'NR == FNR { m[substr($0, index($0, " ") + 1)] = $1; next }
+	     { p = substr($0, 67); print $1, m[p], p }' "$2.mtime" "$2.sha" | sort -k3 > "$2"
+	rm -f "$2.mtime" "$2.sha"
 }
 
 kver() { debugfs -R "ls -l /boot" "$1" 2>/dev/null | grep -o 'vmlinuz-[^ ]*' | sed 's/vmlinuz-//' | sort -V | tail -n1; }
@@ -187,7 +188,7 @@ kver() { debugfs -R "ls -l /boot" "$1" 2>/dev/null | grep -o 'vmlinuz-[^ ]*' | s
 # boot N [--kill-at PATTERN [--kill-delay S]]: one boot; logs in $LB/boot-N
 do_boot() {
 	need_root
-	local n=$1 img=$LB/loop.img out kill_at= kill_delay=0 k args
+	local n=$1 img=${IMG:-$LB/loop.img} out kill_at= kill_delay=0 k args
 	shift
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -197,7 +198,7 @@ do_boot() {
 		esac
 		shift
 	done
-	out=$LB/boot-$n
+	out=$LB/${BOOTDIR:-boot}-$n
 	rm -rf "$out"
 	mkdir -p "$out"
 	k=$(kver "$img")
@@ -213,7 +214,8 @@ do_boot() {
 	t0=$(date +%s)
 	nice -n 10 timeout "$QEMU_TIMEOUT" qemu-system-x86_64 -accel tcg -smp 1 -m "$MEM" -nodefaults \
 		-display none -no-reboot -kernel "$out/vmlinuz" -initrd "$out/initrd.img" \
-		-append "$cmdline" -drive file="$img",if=virtio,format=raw,cache=writeback \
+		-append "$cmdline" \
+		-drive file="$img",if=virtio,format=raw,cache=writeback${THROTTLE:+,throttling.bps-write=$THROTTLE} \
 		-serial file:"$out/console.log" -serial file:"$out/results.log" &
 	qpid=$!
 	if [ -n "$kill_at" ]; then
@@ -258,7 +260,10 @@ do_run() {
 	need_root
 	[ -f "$LB/loop.img" ] && [ "${REBUILD:-0}" = 0 ] || do_image
 	local img=$LB/loop.img fail=0
-	do_boot 1
+	if [ "${START:-1}" = 1 ]; then
+		do_boot 1
+		cp --sparse=always "$img" "$LB/after-boot-1.img"	# for the fault cases
+	fi
 	[ "$(phase_of "$img")" = relayout ] || { log "FAIL: boot 1 did not schedule the relayout"; fail=1; }
 	hashes "$img" "$LB/hashes-before-2"
 	do_boot 2
@@ -277,6 +282,48 @@ do_run() {
 	return $fail
 }
 
+# ---------------------------------------------------------------- faults
+# Boot 2 from the image as boot 1 left it (after-boot-1.img), with a fault;
+# then a boot after it. Each must complete, the host's e2fsck -fn after the
+# second boot must be clean, and no file the boots did not write changed.
+#   fault NAME kill PATTERN DELAY | fault NAME needs-fsck | fault NAME refusal
+do_fault() {
+	need_root
+	local name=$1 kind=$2 img=$LB/fault-$1.img fail=0
+	[ -f "$LB/after-boot-1.img" ] || die "no $LB/after-boot-1.img: run check-loop.sh run first"
+	cp --sparse=always "$LB/after-boot-1.img" "$img"
+	hashes "$img" "$LB/fault-$name-hashes-before"
+	case $kind in
+	kill)
+		# writes slowed to 2 MB/s, so that the kill lands inside the pass
+		THROTTLE=2000000 IMG=$img BOOTDIR=fault-$name do_boot 1 --kill-at "$3" --kill-delay "$4" ;;
+	needs-fsck)
+		# the error state a crash or the kernel leaves: e2fsck must run
+		debugfs -w -R "ssv state 2" "$img" > /dev/null 2>&1
+		IMG=$img BOOTDIR=fault-$name do_boot 1 ;;
+	refusal)
+		# a trace of another filesystem: relayout refuses it
+		local other=$LB/other.img
+		rm -f "$other"; truncate -s 64M "$other"; mke2fs -q -F -t ext4 "$other"
+		debugfs -w -R "write /etc/hostname /f" "$other" > /dev/null 2>&1
+		bash "$SRC/tests/mktrace.sh" "$other" "$LB/other.trace" /f
+		debugfs -w -R "rm /var/lib/bootpack/trace" "$img" > /dev/null 2>&1
+		debugfs -w -R "write $LB/other.trace /var/lib/bootpack/trace" "$img" > /dev/null 2>&1
+		IMG=$img BOOTDIR=fault-$name do_boot 1 ;;
+	*) die "fault: unknown kind $kind" ;;
+	esac
+	IMG=$img BOOTDIR=fault-$name do_boot 2
+	grep -q '^fsck_exit=0' "$LB/fault-$name-2/boot.env" || { log "FAIL: $name: e2fsck -fn after the next boot"; fail=1; }
+	grep -aq 'loopbench: poweroff' "$LB/fault-$name-2/console.log" || { log "FAIL: $name: the next boot did not complete"; fail=1; }
+	hashes "$img" "$LB/fault-$name-hashes-after"
+	compare_hashes "$LB/fault-$name-hashes-before" "$LB/fault-$name-hashes-after" "$LB/fault-$name-compare" ||
+		{ log "FAIL: $name: a file's content changed"; fail=1; }
+	grep -ah 'relayout of\|loopbench: relayout status' "$LB/fault-$name-1/console.log" "$LB/fault-$name-2/console.log" | tr -d '\r' >&2 || true
+	log "fault $name: $([ $fail = 0 ] && echo PASS || echo FAIL)"
+	rm -f "$img"
+	return $fail
+}
+
 case ${1:-} in
 rootfs) do_rootfs ;;
 build) do_build ;;
@@ -284,5 +331,6 @@ image) do_image ;;
 boot) shift; do_boot "$@" ;;
 hashes) hashes "$2" "$3" ;;
 run) do_run ;;
+fault) shift; do_fault "$@" ;;
 *) sed -n '3,14p' "$0"; exit 2 ;;
 esac
