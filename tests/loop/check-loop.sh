@@ -148,13 +148,14 @@ do_image() {
 	install -m 755 "$HERE/guest/init-top-monitor" \
 		"$MNT/etc/initramfs-tools/scripts/init-top/loopbench-monitor"
 	# a package of the boot path, for the stale boot (no network in the guest)
-	mkdir -p "$MNT/root/loopbench" "$LB/debs"
+	# (world-readable: apt fetches local .debs as the _apt user)
+	mkdir -p "$MNT/srv/loopbench" "$LB/debs"
 	local v
 	v=$(chroot "$MNT" dpkg-query -W -f '${Version}' libkmod2)
 	[ -f "$LB/debs/libkmod2_${v}_amd64.deb" ] ||
 		(cd "$LB/debs" && apt-get download "libkmod2=$v" > /dev/null 2>&1) ||
 		die "apt-get download libkmod2=$v"
-	cp "$LB/debs/libkmod2_${v}_amd64.deb" "$MNT/root/loopbench/"
+	cp "$LB/debs/libkmod2_${v}_amd64.deb" "$MNT/srv/loopbench/"
 	"$GB/bootpack" setup --root "$MNT" > "$LB/logs/setup.log" 2>&1 ||
 		{ cat "$LB/logs/setup.log" >&2; die "bootpack setup --root failed"; }
 	cat "$LB/logs/setup.log" >&2
@@ -212,11 +213,23 @@ do_boot() {
 	log "boot $n: $(sed -n 's/^phase=//p' "$out/state-before") (kernel $k) -> $out"
 	local t0 qpid rc=0
 	t0=$(date +%s)
-	nice -n 10 timeout "$QEMU_TIMEOUT" qemu-system-x86_64 -accel tcg -smp 1 -m "$MEM" -nodefaults \
-		-display none -no-reboot -kernel "$out/vmlinuz" -initrd "$out/initrd.img" \
-		-append "$cmdline" \
-		-drive file="$img",if=virtio,format=raw,cache=writeback${THROTTLE:+,throttling.bps-write=$THROTTLE} \
-		-serial file:"$out/console.log" -serial file:"$out/results.log" &
+	local qemu="qemu-system-x86_64 -accel tcg -smp 1 -m $MEM -nodefaults \
+		-display none -no-reboot -kernel $out/vmlinuz -initrd $out/initrd.img \
+		-append '$cmdline' -serial file:$out/console.log -serial file:$out/results.log"
+	if [ -n "${MODEL:-}" ]; then
+		# the disk model of bench/boot (delay filter of nbdkit), writes kept
+		local so=${FILTER:-$GB/bench/boot/nbdkit-bootpack-delay-filter.so} scale
+		scale=${SCALE:-$(sed -n 's/^tcg_factor=//p' "$BB/calib.env" 2>/dev/null)}
+		echo "model=$MODEL scale=$scale" > "$out/model.env"
+		nice -n 10 nbdkit -U - --filter="$so" file file="$img" model="$MODEL" \
+			scale="${scale:-1}" log="$out/disk.log" \
+			--run "timeout $QEMU_TIMEOUT $qemu \
+				-drive file=nbd+unix:///?socket=\$unixsocket,if=virtio,format=raw" \
+			> "$out/nbdkit.log" 2>&1 &
+	else
+		eval "nice -n 10 timeout $QEMU_TIMEOUT $qemu \
+			-drive file=$img,if=virtio,format=raw,cache=writeback${THROTTLE:+,throttling.bps-write=$THROTTLE}" &
+	fi
 	qpid=$!
 	if [ -n "$kill_at" ]; then
 		while kill -0 $qpid 2>/dev/null; do
@@ -224,7 +237,11 @@ do_boot() {
 				sleep "$kill_delay"
 				log "boot $n: '$kill_at' seen; killing QEMU (power cut) after ${kill_delay} s"
 				echo "killed after '$kill_at' + ${kill_delay}s" > "$out/killed"
-				kill -9 $qpid 2>/dev/null || true
+				# this boot's own QEMU, found by its console log path
+				local qp
+				qp=$(pgrep -f "^qemu-system-x86_64 .*serial file:$out/console.log" || true)
+				[ -n "$qp" ] && kill -9 $qp
+				sleep 1
 				break
 			fi
 			sleep 0.2
@@ -282,6 +299,18 @@ do_run() {
 	return $fail
 }
 
+# update-guest IMG: the current guest driver and local .deb into an image
+do_update_guest() {
+	need_root
+	trap cleanup_mount EXIT
+	mount_image "$1"
+	install -m 755 "$HERE/guest/loopbench-guest" "$MNT/usr/local/sbin/loopbench-guest"
+	mkdir -p "$MNT/srv/loopbench"
+	cp "$LB"/debs/libkmod2_*.deb "$MNT/srv/loopbench/"
+	cleanup_mount
+	trap - EXIT
+}
+
 # ---------------------------------------------------------------- faults
 # Boot 2 from the image as boot 1 left it (after-boot-1.img), with a fault;
 # then a boot after it. Each must complete, the host's e2fsck -fn after the
@@ -332,5 +361,6 @@ boot) shift; do_boot "$@" ;;
 hashes) hashes "$2" "$3" ;;
 run) do_run ;;
 fault) shift; do_fault "$@" ;;
+update-guest) do_update_guest "$2" ;;
 *) sed -n '3,14p' "$0"; exit 2 ;;
 esac
