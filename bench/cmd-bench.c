@@ -311,14 +311,9 @@ int cmd_bench(int argc, char **argv)
 		for (; bp_disk_models[nmodels] && nmodels < MAX_MODELS; nmodels++)
 			models[nmodels] = bp_disk_models[nmodels];
 
-	ret = bp_cli_open_dev(argv[optind], &dev);
+	ret = bp_cli_open_dev_trace(argv[optind], trace_path, &dev, &t);
 	if (ret)
 		return ret;
-	ret = bp_cli_load_trace(trace_path, &t);
-	if (ret) {
-		bp_dev_free(&dev);
-		return ret;
-	}
 	ret = BP_EX_FAILURE;
 	if (bp_fs_open_ro(dev.path, &fs, &err) ||
 	    bp_fs_check_ident(fs, dev.path, "trace", t->hdr.uuid, t->hdr.block_size, &err)) {

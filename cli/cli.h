@@ -61,6 +61,11 @@ int bp_cli_open_dev(const char *spec, struct bp_dev *dev);
 /* Load a trace: 0, or prints why not and returns BP_EX_STALE (unreadable, corrupt) or 1. */
 int bp_cli_load_trace(const char *path, struct bp_trace **ret);
 
+/* What every verb taking a device and a trace does first, in this order:
+ * bp_cli_open_dev() then bp_cli_load_trace(); on failure nothing is held. */
+int bp_cli_open_dev_trace(const char *spec, const char *trace_path, struct bp_dev *dev,
+			  struct bp_trace **ret);
+
 int cmd_trace(int argc, char **argv);
 int cmd_relayout(int argc, char **argv);
 int cmd_pack(int argc, char **argv);

@@ -31,3 +31,16 @@ int bp_cli_load_trace(const char *path, struct bp_trace **ret)
 	bp_log_error("%s", bp_err_str(&err));
 	return rc == ENOMEM ? BP_EX_FAILURE : BP_EX_STALE;
 }
+
+int bp_cli_open_dev_trace(const char *spec, const char *trace_path, struct bp_dev *dev,
+			  struct bp_trace **ret)
+{
+	int r = bp_cli_open_dev(spec, dev);
+
+	if (r)
+		return r;
+	r = bp_cli_load_trace(trace_path, ret);
+	if (r)
+		bp_dev_free(dev);
+	return r;
+}

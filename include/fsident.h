@@ -43,6 +43,10 @@
  */
 errcode_t bp_fs_open_ro(const char *device, ext2_filsys *ret, struct bp_err *err);
 
+/* The same errors for any failed ext2fs_open2() rc (relayout's own open),
+ * plus BP_ET_BUSY for EBUSY (an exclusive open refused). Returns the code. */
+errcode_t bp_fs_open_error(const char *device, errcode_t rc, struct bp_err *err);
+
 /* Lower-case canonical text of a 16-byte UUID into buf (BP_UUID_STR_LEN). */
 void bp_uuid_str(const uint8_t uuid[16], char *buf);
 

@@ -3,6 +3,7 @@
  * fsident.c --- read-only open, UUID text, the identity rule (fsident.h)
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,8 +18,14 @@ errcode_t bp_fs_open_ro(const char *device, ext2_filsys *ret, struct bp_err *err
 
 	*ret = NULL;
 	rc = ext2fs_open2(device, NULL, BP_FS_OPEN_RO_FLAGS, 0, 0, unix_io_manager, ret);
-	if (!rc)
-		return 0;
+	return rc ? bp_fs_open_error(device, rc, err) : 0;
+}
+
+errcode_t bp_fs_open_error(const char *device, errcode_t rc, struct bp_err *err)
+{
+	if (rc == EBUSY)
+		return bp_err_set(err, BP_ET_BUSY,
+				  "%s: cannot be opened exclusively (mounted or in use)", device);
 	if (rc == EXT2_ET_UNSUPP_FEATURE || rc == EXT2_ET_RO_UNSUPP_FEATURE)
 		return bp_err_lib(err, BP_ET_UNSUPPORTED, "%s: %s", device, error_message(rc));
 	if (rc == EXT2_ET_BAD_MAGIC || rc == EXT2_ET_SB_CSUM_INVALID ||

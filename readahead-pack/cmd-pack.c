@@ -210,12 +210,9 @@ int cmd_pack(int argc, char **argv)
 		return bp_errtryhelp("pack");
 	}
 
-	ret = bp_cli_load_trace(trace, &t);
+	ret = bp_cli_open_dev_trace(argv[optind], trace, &dev, &t);
 	if (ret)
 		return ret;
-	ret = bp_cli_open_dev(argv[optind], &dev);
-	if (ret)
-		goto out;
 	if (strcmp(o.output, BP_PACK_DEFAULT_PATH) != 0) {
 		const struct bp_path_ref ins[] = { { "device", dev.path }, { "trace", trace } };
 

@@ -49,18 +49,10 @@ errcode_t rl_open(const char *device, io_manager io, int rw, ext2_filsys *ret,
 
 	if (rw)
 		flags |= EXT2_FLAG_RW | EXT2_FLAG_EXCLUSIVE;
+	/* Relayout writes: its own flags (no SKIP_MMP, checksums checked; fsident.h). */
 	rc = ext2fs_open2(device, NULL, flags, 0, 0, io ? io : unix_io_manager, ret);
-	if (rc == EBUSY)
-		return bp_err_set(err, BP_ET_BUSY,
-				  "%s: cannot be opened exclusively (mounted or in use)", device);
-	if (rc == EXT2_ET_UNSUPP_FEATURE || rc == EXT2_ET_RO_UNSUPP_FEATURE)
-		return bp_err_lib(err, BP_ET_UNSUPPORTED, "%s: %s", device, error_message(rc));
-	if (rc == EXT2_ET_BAD_MAGIC || rc == EXT2_ET_SB_CSUM_INVALID ||
-	    rc == EXT2_ET_CORRUPT_SUPERBLOCK)
-		return bp_err_set(err, BP_ET_NOT_EXT, "%s: %s; run 'e2fsck -f %s'", device,
-				  error_message(rc), device);
 	if (rc)
-		return bp_err_lib(err, rc, "%s: while opening the filesystem", device);
+		return bp_fs_open_error(device, rc, err);
 	(*ret)->flags |= EXT2_FLAG_MASTER_SB_ONLY;
 	return 0;
 }

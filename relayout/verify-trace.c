@@ -53,14 +53,9 @@ int bp_verify_trace(const char *trace_path, const char *device, const struct bp_
 	errcode_t rc;
 	int ret;
 
-	ret = bp_cli_open_dev(device, &dev);
+	ret = bp_cli_open_dev_trace(device, trace_path, &dev, &t);
 	if (ret)
 		return ret;
-	ret = bp_cli_load_trace(trace_path, &t);
-	if (ret) {
-		bp_dev_free(&dev);
-		return ret;
-	}
 	say_more(&dev, trace_path, t);
 	rc = bp_verify_run(dev.path, t, 0, &r, &err);
 	if (rc) {

@@ -14,6 +14,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "bp_et.h"
+#include "fsident.h"
 #include "trace-engine.h"
 
 struct target {
@@ -51,7 +52,7 @@ static int list_files(const char *img, struct target **ret, size_t *n)
 	size_t cap = 0;
 
 	*n = 0;
-	if (ext2fs_open2(img, NULL, EXT2_FLAG_64BITS, 0, 0, unix_io_manager, &fs))
+	if (bp_fs_open_ro(img, &fs, NULL))
 		return -1;
 	if (ext2fs_open_inode_scan(fs, 0, &scan)) {
 		ext2fs_close_free(&fs);
