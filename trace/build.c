@@ -287,7 +287,8 @@ errcode_t bp_trace_normalize(struct bp_trace *t)
 	}
 	free(runs);
 	t->nfiles = n;
-	qsort(t->files, t->nfiles, sizeof(*t->files), cmp_file);
+	if (t->nfiles)	/* qsort(NULL, 0, ...) is undefined behaviour (UBSan) */
+		qsort(t->files, t->nfiles, sizeof(*t->files), cmp_file);
 	merge_meta(t);
 	return 0;
 }

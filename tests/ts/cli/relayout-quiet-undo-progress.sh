@@ -15,6 +15,8 @@
 . "$top_srcdir/tests/ts/relayout/rl-functions.sh"
 bp_require_root
 bp_require_cmd debugfs dumpe2fs blkid e2undo tune2fs script python3
+# Under ASan, LSan lists the suppressions it used on stderr: not ours to print.
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}print_suppressions=0"
 statedir=$(sed -n 's/^#define BP_STATEDIR "\(.*\)"$/\1/p' "$top_builddir/config.h")
 [ -n "$statedir" ] || bp_fail "no BP_STATEDIR in config.h"
 
