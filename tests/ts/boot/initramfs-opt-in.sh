@@ -29,8 +29,9 @@ run_hook() {
 	mkdir "$T/dest"
 	DESTDIR=$T/dest CONFDIR=$T/conf sh "$T/hook" || bp_fail "the hook failed"
 	if [ -x "$T/dest/sbin/bootpack-read" ]; then
-		cmp -s "$T/dest/etc/bootpack.conf" "$T/etc/bootpack.conf" ||
-			bp_fail "the reader went in without /etc/bootpack.conf"
+		# at the configured path, where the reader looks for it
+		cmp -s "$T/dest$T/etc/bootpack.conf" "$T/etc/bootpack.conf" ||
+			bp_fail "the reader went in without SYSCONFDIR/bootpack.conf"
 		return 0
 	fi
 	[ -e "$T/state/loop" ] || [ -z "$(ls -A "$T/dest")" ] ||
