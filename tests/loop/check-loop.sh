@@ -184,7 +184,7 @@ hashes() {
 	rm -f "$2.mtime" "$2.sha"
 }
 
-kver() { debugfs -R "ls -l /boot" "$1" 2>/dev/null | grep -o 'vmlinuz-[^ ]*' | sed 's/vmlinuz-//' | sort -V | tail -n1; }
+kver() { debugfs -c -R "ls -l /boot" "$1" 2>/dev/null | grep -o 'vmlinuz-[^ ]*' | sed 's/vmlinuz-//' | sort -V | tail -n1; }
 
 # boot N [--kill-at PATTERN [--kill-delay S]]: one boot; logs in $LB/boot-N
 do_boot() {
@@ -203,11 +203,11 @@ do_boot() {
 	rm -rf "$out"
 	mkdir -p "$out"
 	k=$(kver "$img")
-	debugfs -R "dump /boot/vmlinuz-$k $out/vmlinuz" "$img" > /dev/null 2>&1
-	debugfs -R "dump /boot/initrd.img-$k $out/initrd.img" "$img" > /dev/null 2>&1
+	debugfs -c -R "dump /boot/vmlinuz-$k $out/vmlinuz" "$img" > /dev/null 2>&1
+	debugfs -c -R "dump /boot/initrd.img-$k $out/initrd.img" "$img" > /dev/null 2>&1
 	[ -s "$out/vmlinuz" ] && [ -s "$out/initrd.img" ] || die "no kernel/initrd $k in the image"
-	debugfs -R "cat /var/lib/bootpack/loop" "$img" > "$out/state-before" 2>/dev/null || true
-	args=$(debugfs -R "cat /var/lib/bootpack/cmdline" "$img" 2>/dev/null | head -n1)
+	debugfs -c -R "cat /var/lib/bootpack/loop" "$img" > "$out/state-before" 2>/dev/null || true
+	args=$(debugfs -c -R "cat /var/lib/bootpack/cmdline" "$img" 2>/dev/null | head -n1)
 	local cmdline="console=ttyS0 root=/dev/vda ro quiet $args${EXTRA_CMDLINE:+ $EXTRA_CMDLINE}"
 	echo "$cmdline" > "$out/cmdline"
 	log "boot $n: $(sed -n 's/^phase=//p' "$out/state-before") (kernel $k) -> $out"
@@ -252,13 +252,13 @@ do_boot() {
 	local frc=0
 	e2fsck -fn "$img" > "$out/fsck.log" 2>&1 || frc=$?
 	echo "fsck_exit=$frc" >> "$out/boot.env"
-	debugfs -R "cat /var/lib/bootpack/loop" "$img" > "$out/state-after" 2>/dev/null || true
+	debugfs -c -R "cat /var/lib/bootpack/loop" "$img" > "$out/state-after" 2>/dev/null || true
 	sed -n 's/^done_ms=//p' "$out/results.log" | head -n1 | sed 's/^/done_ms=/' >> "$out/boot.env"
 	grep -a 'loopbench:\|bootpack:' "$out/console.log" | tr -d '\r' > "$out/summary.txt" || true
 	cat "$out/boot.env" >&2
 }
 
-phase_of() { debugfs -R "cat /var/lib/bootpack/loop" "$1" 2>/dev/null | sed -n 's/^phase=//p'; }
+phase_of() { debugfs -c -R "cat /var/lib/bootpack/loop" "$1" 2>/dev/null | sed -n 's/^phase=//p'; }
 
 # compare BEFORE AFTER: every file that the running system did not write
 # (same mtime) has the same sha256
