@@ -29,6 +29,8 @@ tune2fs -U random "$b" >/dev/null
 ua=$(blkid -p -o value -s UUID "$a")
 ub=$(blkid -p -o value -s UUID "$b")
 [ "$ua" != "$ub" ] || bp_fail "the two images share a UUID"
+# Default undo files of the two (the fixture's UUID is a test UUID; b's is new).
+bp_on_exit "rm -f '$statedir'/relayout-'$ua'-*.e2undo '$statedir'/relayout-'$ub'-*.e2undo"
 rl_mktrace "$a" "$BP_TMPDIR/ta" "${RL_BOOT_FILES[@]}"
 rl_mktrace "$b" "$BP_TMPDIR/tb" "${RL_BOOT_FILES[@]}"
 sa=$(rl_sum "$a")
@@ -60,7 +62,6 @@ case $ufa in "$statedir/relayout-$ua-"*.e2undo) ;; *) bp_fail "undo file $ufa no
 [ ! -s "$BP_TMPDIR/qout" ] && [ ! -s "$BP_TMPDIR/qerr" ] ||
 	bp_fail "relayout --quiet printed: $(cat "$BP_TMPDIR/qout" "$BP_TMPDIR/qerr")"
 ufb=$(ls "$statedir"/relayout-"$ub"-*.e2undo)
-bp_on_exit "rm -f '$ufb'"
 [ "$(echo "$ufb" | wc -l)" = 1 ] || bp_fail "not one undo file for $ub: $ufb"
 [ -s "$ufa" ] || bp_fail "the second relayout removed the first undo file"
 bp_fsck_clean "$a"
@@ -73,6 +74,9 @@ e2undo "$ufb" "$b" >/dev/null
 # Global -q before the verb, JSON shape, and a second run of a at once: the
 # same second must not reuse the first name.
 bp_expect_exit 0 "$BOOTPACK" -q relayout -J --no-pack --trace "$BP_TMPDIR/ta" "$a"
+uf2=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["relayout"]["undo_file"] or "")' \
+	"$BP_TMPDIR/out")
+bp_on_exit "rm -f '$uf2'"
 python3 - "$BP_TMPDIR/out" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -80,8 +84,6 @@ assert list(d) == ["relayout"], d
 r = d["relayout"]
 assert r["plan"]["nothing_to_do"] is False and r["result"]["discontiguities"] == 0, r
 PY
-uf2=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["relayout"]["undo_file"])' "$BP_TMPDIR/out")
-bp_on_exit "rm -f '$uf2'"
 [ "$uf2" != "$ufa" ] && [ -s "$uf2" ] && [ -s "$ufa" ] || bp_fail "second run of a reused $ufa"
 [ ! -s "$BP_TMPDIR/err" ] || bp_fail "-q -J printed on stderr: $(cat "$BP_TMPDIR/err")"
 
