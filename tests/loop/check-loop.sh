@@ -349,25 +349,38 @@ do_fault() {
 		IMG=$img BOOTDIR=fault-$name do_boot 2
 		last=2
 	fi
+	# systemd-fsck-root repairs a root mounted read-only and reboots
+	# (Debian's initramfs here has no fsck): the boot after it completes
+	if ! grep -aq 'loopbench: poweroff' "$LB/fault-$name-$last/console.log" &&
+		grep -aq 'reboot: Restarting system' "$LB/fault-$name-$last/console.log"; then
+		log "$name: boot $last rebooted after its fsck; one more boot"
+		last=$((last + 1))
+		IMG=$img BOOTDIR=fault-$name do_boot $last
+	fi
 	grep -q '^fsck_exit=0' "$LB/fault-$name-$last/boot.env" || { log "FAIL: $name: e2fsck -fn after the boot"; fail=1; }
 	grep -aq 'loopbench: poweroff' "$LB/fault-$name-$last/console.log" || { log "FAIL: $name: the boot did not complete"; fail=1; }
 	hashes "$img" "$LB/fault-$name-hashes-after"
 	compare_hashes "$LB/fault-$name-hashes-before" "$LB/fault-$name-hashes-after" "$LB/fault-$name-compare" ||
 		{ log "FAIL: $name: a file's content changed"; fail=1; }
 	grep -ah 'relayout of\|loopbench: relayout status\|loopbench: status: \(Phase\|Reason\|Attempts\)' \
-		"$LB"/fault-$name-[12]/console.log | tr -d '\r' >&2 || true
+		"$LB"/fault-$name-[123]/console.log | tr -d '\r' >&2 || true
 	log "fault $name: $([ $fail = 0 ] && echo PASS || echo FAIL)"
-	rm -f "$img"
+	[ $fail = 0 ] && rm -f "$img"
 	return $fail
 }
 
 do_faults() {
 	local f=0
-	do_fault kill-copy kill "relayout pass 2/4" 2 || f=1
-	do_fault kill-map kill "relayout pass 3/4" 0 || f=1
-	do_fault kill-done kill "relayout of /dev/vda: done" 0 || f=1
-	do_fault needs-fsck needs-fsck || f=1
-	do_fault refusal refusal || f=1
+	local c
+	for c in ${FAULTS:-kill-copy kill-map kill-done needs-fsck refusal}; do
+		case $c in
+		kill-copy) do_fault kill-copy kill "relayout pass 2/4" 2 || f=1 ;;
+		kill-map) do_fault kill-map kill "relayout pass 3/4" 0 || f=1 ;;
+		kill-done) do_fault kill-done kill "relayout of /dev/vda: done" 0 || f=1 ;;
+		needs-fsck) do_fault needs-fsck needs-fsck || f=1 ;;
+		refusal) do_fault refusal refusal || f=1 ;;
+		esac
+	done
 	return $f
 }
 
