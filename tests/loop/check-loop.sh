@@ -395,12 +395,15 @@ do_model() {
 	cp --sparse=always "$LB/after-boot-1.img" "$a"
 	cp --sparse=always "$LB/after-boot-1.img" "$b"
 	EXTRA_CMDLINE=bootpack=off IMG=$a BOOTDIR=model-$MODEL-stock do_boot 0
-	cp --sparse=always "$LB/after-boot-1.img" "$a"
-	EXTRA_CMDLINE="bootpack.relayout=off $(sed -n 's/^cmdline=//p' "$LB/boot-1/state-before")" \
-		IMG=$a BOOTDIR=model-$MODEL-traced do_boot 1
+	if [ "${MODEL_TRACED:-1}" = 1 ]; then
+		cp --sparse=always "$LB/after-boot-1.img" "$a"
+		EXTRA_CMDLINE="bootpack.relayout=off $(sed -n 's/^cmdline=//p' "$LB/boot-1/state-before")" \
+			IMG=$a BOOTDIR=model-$MODEL-traced do_boot 1
+	fi
 	IMG=$b BOOTDIR=model-$MODEL do_boot 2
 	IMG=$b BOOTDIR=model-$MODEL do_boot 3
 	for n in stock-0 traced-1 2 3; do
+		[ -f "$LB/model-$MODEL-$n/boot.env" ] || continue
 		echo "$MODEL $n: $(tr '\n' ' ' < "$LB/model-$MODEL-$n/boot.env")"
 	done | tee "$LB/model-$MODEL.txt"
 	rm -f "$a" "$b"
