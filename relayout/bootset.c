@@ -13,14 +13,23 @@
  * it in; one read later lends it the adjacent blocks it lacks, see
  * make_pieces(); so a merge makes the reader fetch fewer than that many
  * blocks early), and a piece takes the earliest rank of its runs. The
- * stream is then every piece, directory and whole file by rank. What a
- * piece needs comes just before its first data: the directories on the
- * file's path (whole, at the first access of a file under them), the
- * item's own xattr block, an extent item's new tree slot
+ * stream is then every piece, directory and whole file by rank, in two
+ * parts. First the metadata, in the rank of the piece that needs it: the
+ * directories on the file's path (whole, at the first access of a file
+ * under them), the item's own xattr block, an extent item's new tree slot
  * (at its first piece), and for block-mapped items every indirect block
  * (IND, DIND, TIND) that maps a block of the piece and was not placed by an
- * earlier piece, parents first. Untraced blocks of a file, and indirect
- * blocks mapping only untraced blocks, are not in the stream: they stay.
+ * earlier piece, parents first. Then the file data, piece by piece. Untraced
+ * blocks of a file, and indirect blocks mapping only untraced blocks, are
+ * not in the stream: they stay.
+ *
+ * Why metadata first (relayout/BENCH.md, "Metadata first"): bootpack-read
+ * reads metadata through the block device before it opens a file, and file
+ * data through the files; interleaved, each pass skips the other's blocks
+ * and a disk pays a rotation for each skip (113 one-to-nine-block metadata
+ * reads inside the region of the traced Debian boot, ~7 ms each on the
+ * 5400 rpm model). First, the metadata is one request and the data one
+ * stream.
  *
  * Why 64 KiB (relayout/BENCH.md, "Pieces"): the reader streams the region
  * in requests of 1 MiB or more, so lookahead below 256 pages costs nothing;
@@ -70,12 +79,10 @@ errcode_t rl_item_add_seg(struct rl_stream *s, uint32_t item, size_t seg)
 	return 0;
 }
 
-errcode_t rl_push_seg(struct rl_stream *s, uint32_t item, int kind, blk64_t lblk, blk64_t src,
-		      blk64_t len, blk64_t dst, int has_dst)
+/* The item's xattr block and new extent-tree slot, once, before its first block. */
+static errcode_t push_slots(struct rl_stream *s, uint32_t item)
 {
 	struct rl_item *it = &s->items[item];
-	struct rl_seg *last = s->nsegs ? &s->segs[s->nsegs - 1] : NULL;
-	errcode_t rc;
 
 	if (s->move_ea && it->ea_blk && it->ea_seg == SIZE_MAX) {
 		if (grow((void **)&s->segs, &s->asegs, s->nsegs + 1, sizeof(*s->segs)))
@@ -84,15 +91,27 @@ errcode_t rl_push_seg(struct rl_stream *s, uint32_t item, int kind, blk64_t lblk
 			.item = item, .kind = RL_SEG_EA, .src = it->ea_blk, .len = 1,
 		};
 		it->ea_seg = s->nsegs++;
-		last = NULL;
 	}
 	if (it->extents && it->tree_seg == SIZE_MAX) {
 		if (grow((void **)&s->segs, &s->asegs, s->nsegs + 1, sizeof(*s->segs)))
 			return ENOMEM;
 		s->segs[s->nsegs] = (struct rl_seg){ .item = item, .kind = RL_SEG_TREE };
 		it->tree_seg = s->nsegs++;
-		last = NULL;
 	}
+	return 0;
+}
+
+errcode_t rl_push_seg(struct rl_stream *s, uint32_t item, int kind, blk64_t lblk, blk64_t src,
+		      blk64_t len, blk64_t dst, int has_dst)
+{
+	struct rl_seg *last;
+	size_t before = s->nsegs;
+	errcode_t rc;
+
+	rc = push_slots(s, item);
+	if (rc)
+		return rc;
+	last = s->nsegs && s->nsegs == before ? &s->segs[s->nsegs - 1] : NULL;
 	/* Extend the previous segment when logically and physically contiguous. */
 	if (kind == RL_SEG_DATA && last && last->item == item && last->kind == RL_SEG_DATA &&
 	    last->lblk + last->len == lblk && last->src + last->len == src &&
@@ -282,17 +301,37 @@ errcode_t rl_item_load_any(struct rl_stream *s, ext2_ino_t ino, uint32_t *ret)
 }
 
 /* All blocks of an item: tree slot + data (extents), or visit order (indirect). */
-static errcode_t add_whole(struct rl_stream *s, uint32_t idx)
+/*
+ * Emission phases: the blocks the reader reads through the block device
+ * (directories, indirect blocks, extent-tree slots, xattr blocks) first,
+ * then file data; see rl_stream_build2().
+ */
+enum { EMIT_META, EMIT_DATA };
+
+static int run_is_meta(const struct rl_item *it, const struct rl_run *r)
+{
+	return it->is_dir || r->uninit == RL_IND_MARK;
+}
+
+static errcode_t add_whole(struct rl_stream *s, uint32_t idx, int phase)
 {
 	struct rl_item *it = &s->items[idx];
 	size_t i;
+	int any = 0;
 	errcode_t rc;
 
 	it->whole = 1;
+	for (i = 0; i < it->nmap; i++)
+		any |= it->map[i].uninit != 1;
+	if (phase == EMIT_META && any && !it->is_dir) {
+		rc = push_slots(s, idx);
+		if (rc)
+			return rc;
+	}
 	for (i = 0; i < it->nmap; i++) {
 		const struct rl_run *r = &s->items[idx].map[i];
 
-		if (r->uninit == 1)
+		if (r->uninit == 1 || run_is_meta(&s->items[idx], r) != (phase == EMIT_META))
 			continue;
 		rc = rl_push_seg(s, idx, r->uninit == RL_IND_MARK ? RL_SEG_IND : RL_SEG_DATA,
 				 r->lblk, r->pblk, r->len, 0, 0);
@@ -654,17 +693,39 @@ static errcode_t push_inds(struct rl_stream *s, const struct piece *pc)
 	return 0;
 }
 
-static errcode_t emit_piece(struct rl_stream *s, const struct piece *pc)
+/* 1 if [a, b) of the item maps a written block. */
+static int has_data(const struct rl_item *it, blk64_t a, blk64_t b)
 {
+	size_t i;
+
+	for (i = 0; i < it->nmap; i++) {
+		const struct rl_run *r = &it->map[i];
+
+		if (!r->uninit && MAX(a, r->lblk) < MIN(b, r->lblk + r->len))
+			return 1;
+	}
+	return 0;
+}
+
+static errcode_t emit_piece(struct rl_stream *s, const struct piece *pc, int phase)
+{
+	const struct rl_item *it = &s->items[pc->item];
 	size_t k;
 	errcode_t rc;
 
 	if (pc->kind == PIECE_WHOLE)
-		return add_whole(s, pc->item);
-	if (!s->items[pc->item].extents) {
-		rc = push_inds(s, pc);
-		if (rc)
-			return rc;
+		return add_whole(s, pc->item, phase);
+	if (phase == EMIT_META) {
+		for (k = pc->first; k < pc->first + pc->n; k++) {
+			if (has_data(it, it->tr[k].a, it->tr[k].b))
+				break;
+		}
+		if (k == pc->first + pc->n)
+			return 0;	/* holes only: no slot for an item that may stay */
+		rc = push_slots(s, pc->item);
+		if (!rc && !s->items[pc->item].extents)
+			rc = push_inds(s, pc);
+		return rc;
 	}
 	for (k = pc->first; k < pc->first + pc->n; k++) {
 		const struct rl_trange r = s->items[pc->item].tr[k];
@@ -784,6 +845,7 @@ errcode_t rl_stream_build2(ext2_filsys fs, const struct bp_trace *t, int whole_f
 	int *fidx = NULL;
 	size_t nrefs = 0, i;
 	blk64_t bs = fs->blocksize, minb = MAX(1, DIV_ROUND_UP(min_piece, fs->blocksize));
+	int phase;
 	errcode_t rc;
 
 	memset(s, 0, sizeof(*s));
@@ -840,11 +902,13 @@ errcode_t rl_stream_build2(ext2_filsys fs, const struct bp_trace *t, int whole_f
 	}
 	if (p.n)	/* qsort(NULL, 0) is undefined (UBSan): every file may be skipped */
 		qsort(p.v, p.n, sizeof(*p.v), piece_cmp);
-	for (i = 0; i < p.n; i++) {
-		rc = emit_piece(s, &p.v[i]);
-		if (rc) {
-			bp_err_lib(err, rc, "while laying out the boot stream");
-			goto out;
+	for (phase = EMIT_META; phase <= EMIT_DATA; phase++) {
+		for (i = 0; i < p.n; i++) {
+			rc = emit_piece(s, &p.v[i], phase);
+			if (rc) {
+				bp_err_lib(err, rc, "while laying out the boot stream");
+				goto out;
+			}
 		}
 	}
 	/* Files whose every range was a hole or unwritten have nothing to move. */

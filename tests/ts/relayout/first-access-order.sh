@@ -7,9 +7,9 @@
 #    the region in first-access order, each physically contiguous;
 #  - the tiny range was not placed on its own: it sits next to a logically
 #    adjacent traced block of A; no file is split into a piece < 64 KiB;
-#  - every directory on a traced path sits just before (within 64 blocks)
-#    the first data of the first file under it (so with directories left
-#    out of the stream this case fails);
+#  - every directory on a traced path sits in the head of the region
+#    (within 64 blocks before the first file data), in first-access order
+#    (so with directories left out of the stream this case fails);
 #  - every block from the first directory block to the last traced block
 #    belongs (debugfs icheck) to a traced file or one of those directories;
 #  - untraced blocks of A stay where they were;
@@ -125,16 +125,23 @@ check_kind() {
 	[ "$s1" = $((before + 1)) ] || [ "$s2" = $((after - 1)) ] ||
 		bp_fail "$kind: the tiny range of A ($s1..$s2) is a piece of its own (neighbours $before, $after)"
 
-	# 3. Directories just before the first data of the first file under them.
+	# 3. Directories at the head of the region, before all file data, in
+	# the order the boot first meets them (metadata first: the reader reads
+	# it in one request through the block device, then the data in one run).
 	first_all=$(head -n1 "${big[0]}" | cut -d' ' -f3)
-	for d in / /usr /usr/lib /usr/lib/systemd:$A /usr/bin:$C; do
-		dir=${d%%:*}
-		file=${d#*:}
-		[ "$file" = "$d" ] && file=$A
-		fb=$(bmap_ranges "$img" "$bs" "$file 0 1" | cut -d' ' -f3)
+	fd=$first_all
+	for f in $A $B $C; do
+		b0=$(bmap_ranges "$img" "$bs" "$f 0 1" | cut -d' ' -f3)
+		[ "$b0" -lt "$fd" ] && fd=$b0
+	done
+	prev=0
+	for dir in / /usr /usr/lib /usr/lib/systemd /usr/bin; do
 		for blk in $(dir_blocks "$img" "$dir"); do
-			[ "$blk" -lt "$fb" ] && [ "$blk" -ge $((fb - 64)) ] ||
-				bp_fail "$kind: directory $dir block $blk is not just before $file ($fb)"
+			[ "$blk" -lt "$fd" ] && [ "$blk" -ge $((fd - 64)) ] ||
+				bp_fail "$kind: directory $dir block $blk is not in the head before the data ($fd)"
+			[ "$blk" -gt "$prev" ] ||
+				bp_fail "$kind: directory $dir block $blk is not after the one met before it ($prev)"
+			prev=$blk
 			[ "$blk" -lt "$first_all" ] && first_all=$blk
 		done
 	done
