@@ -36,7 +36,7 @@ static void usage(void)
 	       "                           never [auto]\n"
 	       "     --meta=<from>         metadata ranges from the trace, from the files'\n"
 	       "                           directories, inodes and mapping blocks on the\n"
-	       "                           filesystem now, or both: trace, files, both [trace]\n"
+	       "                           filesystem now, or both: trace, files, both [both]\n"
 	       " -J, --json                print the summary as one JSON object\n"
 	       " -b, --bytes               print sizes in bytes\n"
 	       " -h, --help                display this help\n"
@@ -73,6 +73,7 @@ static void print_summary(const char *out, const struct bp_pack_report *r,
 		bp_json_u64(&j, "entries", r->nentries);
 		bp_json_u64(&j, "files", r->nfiles);
 		bp_json_u64(&j, "meta_bytes", r->meta_bytes);
+		bp_json_u64(&j, "meta_stale_blocks", r->meta_stale_blocks);
 		bp_json_u64(&j, "file_bytes", r->file_bytes);
 		bp_json_u64(&j, "bytes", r->meta_bytes + r->file_bytes);
 		bp_json_u64(&j, "cut_ranges", r->cut_ranges);
@@ -93,6 +94,9 @@ static void print_summary(const char *out, const struct bp_pack_report *r,
 	       (unsigned long long)r->nentries, (unsigned long long)r->nfiles,
 	       (unsigned long long)r->nmeta,
 	       bp_size_str(r->meta_bytes + r->file_bytes, bytes, b1, sizeof(b1)));
+	if (r->meta_stale_blocks)
+		printf("  %llu traced metadata blocks left out: free now (moved by a relayout)\n",
+		       (unsigned long long)r->meta_stale_blocks);
 	printf("  budget %s, cut %llu ranges (%s)\n",
 	       o->budget ? bp_size_str(o->budget, bytes, b2, sizeof(b2)) : "none",
 	       (unsigned long long)r->cut_ranges, bp_size_str(r->cut_bytes, bytes, b3, sizeof(b3)));

@@ -390,8 +390,9 @@ errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct b
 	struct bp_meta_list ml = { 0 };
 	const struct bp_trace_meta *tmeta;
 	struct bp_trace_meta *allmeta = NULL;
-	unsigned int meta_src = o->meta ? o->meta : BP_PACK_META_TRACE;
-	size_t nall = 0;
+	unsigned int meta_src = o->meta ? o->meta : BP_PACK_META_TRACE | BP_PACK_META_FILES;
+	struct bp_trace_meta *live = NULL;
+	size_t nall = 0, nlive = 0;
 	struct bp_trace_ref *refs = NULL;
 	struct item *items = NULL;
 	const char **paths = NULL;
@@ -435,9 +436,16 @@ errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct b
 	 * Metadata: the trace's ranges and/or what the files need now (files
 	 * are in first-access order, so each block gets its earliest time).
 	 */
+	if (meta_src & BP_PACK_META_TRACE) {
+		rc = bp_meta_live(fs, t->meta, t->nmeta, &live, &nlive, &rep->meta_stale_blocks);
+		if (rc) {
+			bp_err_lib(err, rc, "while reading the block bitmap");
+			goto out;
+		}
+	}
 	if (meta_src & BP_PACK_META_FILES) {
-		for (i = 0; (meta_src & BP_PACK_META_TRACE) && i < t->nmeta; i++) {
-			rc = bp_meta_mark(&ml, fs, t->meta[i].offset, t->meta[i].length);
+		for (i = 0; i < nlive; i++) {
+			rc = bp_meta_mark(&ml, fs, live[i].offset, live[i].length);
 			if (rc) {
 				bp_err_set(err, rc, "out of memory");
 				goto out;
@@ -455,15 +463,15 @@ errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct b
 			}
 		}
 	}
-	nall = ((meta_src & BP_PACK_META_TRACE) ? t->nmeta : 0) + ml.n;
+	nall = nlive + ml.n;
 	allmeta = malloc((nall ? nall : 1) * sizeof(*allmeta));
 	b.meta = calloc(nall ? nall : 1, sizeof(*b.meta));
 	if (!allmeta || !b.meta) {
 		rc = bp_err_set(err, ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((meta_src & BP_PACK_META_TRACE) && t->nmeta)
-		memcpy(allmeta, t->meta, t->nmeta * sizeof(*allmeta));
+	if (nlive)
+		memcpy(allmeta, live, nlive * sizeof(*allmeta));
 	if (ml.n)
 		memcpy(allmeta + nall - ml.n, ml.v, ml.n * sizeof(*allmeta));
 	tmeta = allmeta;
@@ -570,6 +578,7 @@ errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct b
 out_rc:
 	bp_err_set(err, rc, "%s", error_message(rc));
 out:
+	free(live);
 	free(paths);
 	free(items);
 	free(refs);

@@ -70,6 +70,64 @@ errcode_t bp_meta_mark(struct bp_meta_list *l, ext2_filsys fs, uint64_t offset, 
 	return 0;
 }
 
+/*
+ * The trace's metadata ranges cut to the blocks still in use. A relayout
+ * moves directories and extent or indirect blocks; where the boot read them
+ * is free afterwards, and reading it at boot is a seek for nothing (113 such
+ * ranges on the traced Debian boot). The new places come from the files
+ * (bp_meta_add_file). Inode tables, bitmaps and group descriptors never
+ * move and stay in use.
+ */
+errcode_t bp_meta_live(ext2_filsys fs, const struct bp_trace_meta *in, size_t n,
+		       struct bp_trace_meta **ret, size_t *nret, uint64_t *dropped)
+{
+	uint64_t bs = fs->blocksize, nblocks = ext2fs_blocks_count(fs->super);
+	struct bp_trace_meta *v = NULL;
+	size_t nv = 0, alloc = 0, i;
+	errcode_t rc;
+
+	*ret = NULL;
+	*nret = 0;
+	*dropped = 0;
+	if (!fs->block_map) {
+		rc = ext2fs_read_block_bitmap(fs);
+		if (rc)
+			return rc;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t end = in[i].offset + in[i].length, b, run = 0, at = 0;
+
+		if (!in[i].length)
+			continue;
+		for (b = in[i].offset / bs; b <= (end - 1) / bs + 1; b++) {
+			int live = b <= (end - 1) / bs && b < nblocks &&
+				   ext2fs_test_block_bitmap2(fs->block_map, b);
+
+			if (live) {
+				if (!run++)
+					at = b;
+				continue;
+			}
+			if (b <= (end - 1) / bs)
+				(*dropped)++;
+			if (!run)
+				continue;
+			if (bp_array_reserve((void **)&v, &alloc, nv, sizeof(*v), 64)) {
+				free(v);
+				return ENOMEM;
+			}
+			v[nv].offset = at * bs > in[i].offset ? at * bs : in[i].offset;
+			v[nv].length = ((at + run) * bs < end ? (at + run) * bs : end) - v[nv].offset;
+			v[nv].first_ns = in[i].first_ns;
+			nv++;
+			run = 0;
+		}
+	}
+	*ret = v;
+	*nret = nv;
+	return 0;
+}
+
 static errcode_t add_block(struct bp_meta_list *l, ext2_filsys fs, uint64_t blk, uint64_t ns)
 {
 	int r;

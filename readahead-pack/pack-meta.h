@@ -37,4 +37,11 @@ errcode_t bp_meta_add_file(struct bp_meta_list *l, ext2_filsys fs, const char *p
 
 void bp_meta_list_free(struct bp_meta_list *l);
 
+/*
+ * The trace's metadata ranges in, cut to the blocks in use in fs's block
+ * bitmap (read here if not loaded); *ret malloc'd, *dropped blocks left out.
+ */
+errcode_t bp_meta_live(ext2_filsys fs, const struct bp_trace_meta *in, size_t n,
+		       struct bp_trace_meta **ret, size_t *nret, uint64_t *dropped);
+
 #endif /* BP_PACK_META_H */

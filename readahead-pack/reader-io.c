@@ -545,26 +545,35 @@ static void read_entries(struct rctx *c, const struct bp_pack *p)
 	flush(c, &pd);
 }
 
+/* Metadata ranges in disk order; ranges that touch are read as one. */
 static void read_meta(struct rctx *c, const struct bp_pack *p, int devfd)
 {
 	uint32_t i, n = bp_pack_nmeta(p);
+	uint64_t at = 0, len = 0;
 
 	if (c->o->method == BP_READ_PREAD || c->o->method == BP_READ_URING)
 		posix_fadvise(devfd, 0, 0, POSIX_FADV_RANDOM);
-	for (i = 0; i < n; i++) {
-		struct bp_pack_meta m;
-		uint64_t got;
+	for (i = 0; i <= n; i++) {
+		struct bp_pack_meta m = { 0 };
 
-		if (bp_pack_meta(p, i, &m) < 0)
-			break;
-		if (m.budget_pos > c->budget || out_of_time(c)) {
-			if (c->pass == 1)
-				c->st->cut++;
-			continue;
+		if (i < n) {
+			if (bp_pack_meta(p, i, &m) < 0)
+				n = i;
+			else if (m.budget_pos > c->budget || out_of_time(c)) {
+				if (c->pass == 1)
+					c->st->cut++;
+				continue;
+			}
 		}
-		got = read_range(c, devfd, m.offset, m.length, TAG_META);
-		count_bytes(c, TAG_META, got);
-		if (c->pass == 1)
+		if (i < n && len && m.offset == at + len && len + m.length <= BP_PACK_MAX_RANGE) {
+			len += m.length;
+		} else {
+			if (len)
+				count_bytes(c, TAG_META, read_range(c, devfd, at, len, TAG_META));
+			at = m.offset;
+			len = i < n ? m.length : 0;
+		}
+		if (i < n && c->pass == 1)
 			c->st->meta_ranges++;
 	}
 }

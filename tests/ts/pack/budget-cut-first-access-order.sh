@@ -23,7 +23,7 @@ pk_mktrace "$img" "$BP_TMPDIR/trace" -m $((dirblk * 4096)):4096:500 \
 all=$((4096 + 124928 + 100000 + 912384 + 9 + 99008))
 
 for budget in 0 4095 4096 129024 229023 229024 1141408 1141416 1141417 $all; do
-	"$BOOTPACK" pack --trace "$BP_TMPDIR/trace" -o "$BP_TMPDIR/pack" --budget "$budget" \
+	"$BOOTPACK" pack --meta=trace --trace "$BP_TMPDIR/trace" -o "$BP_TMPDIR/pack" --budget "$budget" \
 		--json "$img" >"$BP_TMPDIR/summary.json"
 	"$BOOTPACK" dump --json "$BP_TMPDIR/pack" >"$BP_TMPDIR/dump.json"
 	pk_expect "$BP_TMPDIR/trace" "$budget" >"$BP_TMPDIR/want"
@@ -41,7 +41,7 @@ done
 
 # 229023: libbp2's first range does not fit, so nothing after it is packed,
 # not even the 9-byte hostname.
-"$BOOTPACK" pack --trace "$BP_TMPDIR/trace" -o "$BP_TMPDIR/pack" --budget 229023 "$img" \
+"$BOOTPACK" pack --meta=trace --trace "$BP_TMPDIR/trace" -o "$BP_TMPDIR/pack" --budget 229023 "$img" \
 	>"$BP_TMPDIR/summary"
 bp_grep "cut 4 ranges" "$BP_TMPDIR/summary"
 "$BOOTPACK" dump --json "$BP_TMPDIR/pack" >"$BP_TMPDIR/dump.json"
@@ -50,7 +50,7 @@ jq -e '[.entries[].path] | unique == ["/usr/lib/x86_64-linux-gnu/libbp3.so.1"]' 
 
 # A reader that scales the budget down keeps a first-access prefix: the
 # ranges with budget_pos <= B' are exactly what a pack with budget B' holds.
-"$BOOTPACK" pack --trace "$BP_TMPDIR/trace" -o "$BP_TMPDIR/full" --budget 0 "$img" >/dev/null
+"$BOOTPACK" pack --meta=trace --trace "$BP_TMPDIR/trace" -o "$BP_TMPDIR/full" --budget 0 "$img" >/dev/null
 "$BOOTPACK" dump --json "$BP_TMPDIR/full" >"$BP_TMPDIR/full.json"
 jq -r '(.meta[] | select(.budget_pos <= 229024) | "M - \(.offset) \(.offset + .length)"),
        (.entries[] | select(.budget_pos <= 229024) | "R \(.path) \(.offset) \(.offset + .length)")' \
@@ -59,9 +59,9 @@ pk_expect "$BP_TMPDIR/trace" 229024 >"$BP_TMPDIR/want"
 diff -u "$BP_TMPDIR/want" "$BP_TMPDIR/prefix" || bp_fail "budget positions are not a first-access prefix"
 
 # Sizes with suffixes; the default is 75M.
-"$BOOTPACK" pack --trace "$BP_TMPDIR/trace" -o "$BP_TMPDIR/pack" --budget 1M --json "$img" \
+"$BOOTPACK" pack --meta=trace --trace "$BP_TMPDIR/trace" -o "$BP_TMPDIR/pack" --budget 1M --json "$img" \
 	>"$BP_TMPDIR/s.json"
 jq -e '.pack.budget == 1048576' "$BP_TMPDIR/s.json" >/dev/null || bp_fail "--budget 1M"
-"$BOOTPACK" pack --trace "$BP_TMPDIR/trace" -o "$BP_TMPDIR/pack" --json "$img" >"$BP_TMPDIR/s.json"
+"$BOOTPACK" pack --meta=trace --trace "$BP_TMPDIR/trace" -o "$BP_TMPDIR/pack" --json "$img" >"$BP_TMPDIR/s.json"
 jq -e '.pack.budget == 78643200 and .pack.cut_bytes == 0' "$BP_TMPDIR/s.json" >/dev/null ||
 	bp_fail "default budget is not 75 MiB"

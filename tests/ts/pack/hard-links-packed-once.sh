@@ -20,7 +20,7 @@ pk_mktrace "$img" "$BP_TMPDIR/trace" \
 	/usr/bin/python3.11:32768:65536:2000,307200:102400:4000,1048576:4096:5000
 sed -i 's|^F [0-9]* \(.*\) /usr/bin/python3.11$|F 99999 \1 /usr/bin/python3.11|' "$BP_TMPDIR/trace"
 grep -q '^F 99999 .* /usr/bin/python3.11$' "$BP_TMPDIR/trace" || bp_fail "cannot edit the trace"
-"$BOOTPACK" pack --trace "$BP_TMPDIR/trace" -o "$BP_TMPDIR/pack" --budget 0 --json "$img" \
+"$BOOTPACK" pack --meta=trace --trace "$BP_TMPDIR/trace" -o "$BP_TMPDIR/pack" --budget 0 --json "$img" \
 	>"$BP_TMPDIR/s.json"
 "$BOOTPACK" dump --json "$BP_TMPDIR/pack" >"$BP_TMPDIR/dump.json"
 jq -e '.pack.files == 1 and .pack.files_skipped["hard-link"] == 1' "$BP_TMPDIR/s.json" >/dev/null ||
@@ -35,7 +35,7 @@ pk_check_phys "$img" "$BP_TMPDIR/dump.json"
 
 # Budget: python3.11's second range adds only its 80K not yet packed, so
 # 64K + 32K + 64K + 80K = 240K fits a 240K budget and the 4K range after it does not.
-"$BOOTPACK" pack --trace "$BP_TMPDIR/trace" -o "$BP_TMPDIR/pack" --budget 245760 "$img" >/dev/null
+"$BOOTPACK" pack --meta=trace --trace "$BP_TMPDIR/trace" -o "$BP_TMPDIR/pack" --budget 245760 "$img" >/dev/null
 "$BOOTPACK" dump --json "$BP_TMPDIR/pack" >"$BP_TMPDIR/dump.json"
 jq -e '.pack.total_bytes == 245760 and .pack.cut_bytes == 4096' "$BP_TMPDIR/dump.json" >/dev/null ||
 	{ jq .pack "$BP_TMPDIR/dump.json"; bp_fail "budget with hard links"; }

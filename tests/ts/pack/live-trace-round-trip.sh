@@ -36,7 +36,7 @@ done
 
 # Whole trace, then a budget that cuts in the middle.
 for budget in 0 300K; do
-	"$BOOTPACK" pack --trace "$BP_TMPDIR/trace" -o "$BP_TMPDIR/pack" --budget "$budget" "$loop" \
+	"$BOOTPACK" pack --meta=trace --trace "$BP_TMPDIR/trace" -o "$BP_TMPDIR/pack" --budget "$budget" "$loop" \
 		>"$BP_TMPDIR/summary"
 	cat "$BP_TMPDIR/summary"
 	"$BOOTPACK" dump --json "$BP_TMPDIR/pack" >"$BP_TMPDIR/dump.json"

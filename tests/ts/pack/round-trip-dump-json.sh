@@ -23,7 +23,7 @@ pk_mktrace "$img" "$BP_TMPDIR/trace" \
 	/usr/lib/x86_64-linux-gnu/libbp6.so.1:0:all:5000000 \
 	/etc/os-release:0:4096:7000000
 
-"$BOOTPACK" pack --trace "$BP_TMPDIR/trace" -o "$BP_TMPDIR/pack" --budget 0 "$img" \
+"$BOOTPACK" pack --meta=trace --trace "$BP_TMPDIR/trace" -o "$BP_TMPDIR/pack" --budget 0 "$img" \
 	>"$BP_TMPDIR/summary"
 cat "$BP_TMPDIR/summary"
 [ "$(stat -c %a "$BP_TMPDIR/pack")" = 644 ] || bp_fail "pack mode is not 0644"
@@ -64,7 +64,7 @@ jq -e --argjson ino "$ino" '.entries[] | select(.path == "/etc/passwd")
 	"$BP_TMPDIR/dump.json" >/dev/null || bp_fail "passwd's inode data is wrong"
 
 # Raw and deflated packs hold the same records; auto picked deflate here.
-"$BOOTPACK" pack --trace "$BP_TMPDIR/trace" -o "$BP_TMPDIR/raw" --budget 0 --compress=never "$img" >/dev/null
+"$BOOTPACK" pack --meta=trace --trace "$BP_TMPDIR/trace" -o "$BP_TMPDIR/raw" --budget 0 --compress=never "$img" >/dev/null
 "$BOOTPACK" dump --json "$BP_TMPDIR/raw" >"$BP_TMPDIR/raw.json"
 jq -e '.pack.incompat == "deflate"' "$BP_TMPDIR/dump.json" >/dev/null || bp_fail "auto did not deflate"
 jq -e '.pack.incompat == "-" and .pack.body_size == .pack.body_raw_size' "$BP_TMPDIR/raw.json" \
