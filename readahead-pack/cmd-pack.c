@@ -95,7 +95,7 @@ static void print_summary(const char *out, const struct bp_pack_report *r,
 	       (unsigned long long)r->nmeta,
 	       bp_size_str(r->meta_bytes + r->file_bytes, bytes, b1, sizeof(b1)));
 	if (r->meta_stale_blocks)
-		printf("  %llu traced metadata blocks left out: free now (moved by a relayout)\n",
+		printf("  %llu traced metadata blocks left out: the relayout moved them\n",
 		       (unsigned long long)r->meta_stale_blocks);
 	printf("  budget %s, cut %llu ranges (%s)\n",
 	       o->budget ? bp_size_str(o->budget, bytes, b2, sizeof(b2)) : "none",

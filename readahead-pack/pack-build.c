@@ -437,9 +437,10 @@ errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct b
 	 * are in first-access order, so each block gets its earliest time).
 	 */
 	if (meta_src & BP_PACK_META_TRACE) {
-		rc = bp_meta_live(fs, t->meta, t->nmeta, &live, &nlive, &rep->meta_stale_blocks);
+		rc = bp_meta_live(fs, t->meta, t->nmeta, o->moved_from, o->nmoved_from, &live,
+				  &nlive, &rep->meta_stale_blocks);
 		if (rc) {
-			bp_err_lib(err, rc, "while reading the block bitmap");
+			bp_err_set(err, rc, "out of memory");
 			goto out;
 		}
 	}

@@ -49,6 +49,13 @@ struct bp_pack_opts {
 	uint32_t dev_major, dev_minor;	/* 0:0: taken from the trace */
 	int64_t created;		/* 0: now */
 	unsigned int meta;		/* BP_PACK_META_* bits; 0: TRACE | FILES */
+	/*
+	 * Blocks the boot set was moved away from by a relayout (pairs of
+	 * start, length; sorted, disjoint): traced metadata there is out of
+	 * date and left out. NULL: every traced metadata block is kept.
+	 */
+	const uint64_t *moved_from;
+	size_t nmoved_from;
 };
 
 /*
@@ -59,9 +66,9 @@ struct bp_pack_opts {
  * blocks), the inode table block of each inode, each file's extent or
  * indirect blocks; each block at the first access of the first file that
  * needs it. relayout moves directories and mapping blocks, so after it
- * the trace's M ranges are partly out of date: TRACE keeps only their
- * blocks still in use (bp_meta_live()), FILES adds the new places. The
- * default is both.
+ * the trace's M ranges are partly out of date: given the blocks it moved
+ * away from (opts.moved_from, relayout's own repack), TRACE leaves those
+ * out (bp_meta_live()); FILES adds the new places. The default is both.
  */
 #define BP_PACK_META_TRACE	0x1
 #define BP_PACK_META_FILES	0x2
@@ -81,7 +88,7 @@ struct bp_pack_report {
 	uint64_t nmeta, nentries, nfiles;	/* in the pack */
 	uint64_t meta_bytes, file_bytes;	/* bytes to read */
 	uint64_t cut_ranges, cut_bytes;		/* left out by the budget */
-	uint64_t meta_stale_blocks;		/* traced metadata blocks now free: moved */
+	uint64_t meta_stale_blocks;		/* traced metadata blocks a relayout moved away */
 	uint64_t files_traced;
 	uint64_t files_changed;			/* ino/generation/size/mtime differ from the trace */
 	uint64_t files_skipped[BP_PACK_SKIP_NR];

@@ -70,45 +70,60 @@ errcode_t bp_meta_mark(struct bp_meta_list *l, ext2_filsys fs, uint64_t offset, 
 	return 0;
 }
 
+/* 1 if blk lies in one of the n sorted (start, length) pairs. */
+static int in_runs(const uint64_t *runs, size_t n, uint64_t blk)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (blk < runs[2 * mid])
+			hi = mid;
+		else if (blk - runs[2 * mid] >= runs[2 * mid + 1])
+			lo = mid + 1;
+		else
+			return 1;
+	}
+	return 0;
+}
+
 /*
- * The trace's metadata ranges cut to the blocks still in use. A relayout
- * moves directories and extent or indirect blocks; where the boot read them
- * is free afterwards, and reading it at boot is a seek for nothing (113 such
- * ranges on the traced Debian boot). The new places come from the files
- * (bp_meta_add_file). Inode tables, bitmaps and group descriptors never
- * move and stay in use.
+ * The trace's metadata ranges minus the blocks a relayout moved away from.
+ * A relayout moves directories and extent or indirect blocks; where the
+ * boot read them is free (or someone else's) afterwards, and reading it at
+ * boot is a seek for nothing (208 blocks in 100 ranges on the traced
+ * Debian boot). Their new places come from the files (bp_meta_add_file).
+ * Everything else the boot read through the device stays, free or not:
+ * inode tables, and also blocks no file owns, such as the partition-table
+ * probes at the end of the disk.
  */
 errcode_t bp_meta_live(ext2_filsys fs, const struct bp_trace_meta *in, size_t n,
+		       const uint64_t *moved, size_t nmoved,
 		       struct bp_trace_meta **ret, size_t *nret, uint64_t *dropped)
 {
-	uint64_t bs = fs->blocksize, nblocks = ext2fs_blocks_count(fs->super);
+	uint64_t bs = fs->blocksize;
 	struct bp_trace_meta *v = NULL;
 	size_t nv = 0, alloc = 0, i;
-	errcode_t rc;
 
 	*ret = NULL;
 	*nret = 0;
 	*dropped = 0;
-	if (!fs->block_map) {
-		rc = ext2fs_read_block_bitmap(fs);
-		if (rc)
-			return rc;
-	}
 	for (i = 0; i < n; i++) {
-		uint64_t end = in[i].offset + in[i].length, b, run = 0, at = 0;
+		uint64_t end = in[i].offset + in[i].length, last, b, run = 0, at = 0;
 
 		if (!in[i].length)
 			continue;
-		for (b = in[i].offset / bs; b <= (end - 1) / bs + 1; b++) {
-			int live = b <= (end - 1) / bs && b < nblocks &&
-				   ext2fs_test_block_bitmap2(fs->block_map, b);
+		last = (end - 1) / bs;
+		for (b = in[i].offset / bs; b <= last + 1; b++) {
+			int live = b <= last && !in_runs(moved, nmoved, b);
 
 			if (live) {
 				if (!run++)
 					at = b;
 				continue;
 			}
-			if (b <= (end - 1) / bs)
+			if (b <= last)
 				(*dropped)++;
 			if (!run)
 				continue;

@@ -38,10 +38,12 @@ errcode_t bp_meta_add_file(struct bp_meta_list *l, ext2_filsys fs, const char *p
 void bp_meta_list_free(struct bp_meta_list *l);
 
 /*
- * The trace's metadata ranges in, cut to the blocks in use in fs's block
- * bitmap (read here if not loaded); *ret malloc'd, *dropped blocks left out.
+ * The trace's metadata ranges in, cut where they meet the blocks in moved
+ * (nmoved sorted pairs of start block, length; may be NULL); *ret malloc'd,
+ * *dropped blocks left out.
  */
 errcode_t bp_meta_live(ext2_filsys fs, const struct bp_trace_meta *in, size_t n,
+		       const uint64_t *moved, size_t nmoved,
 		       struct bp_trace_meta **ret, size_t *nret, uint64_t *dropped);
 
 #endif /* BP_PACK_META_H */

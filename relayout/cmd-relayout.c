@@ -360,7 +360,7 @@ int cmd_relayout(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bp_relayout_opts o = { 0 };
-	struct bp_relayout_report rep;
+	struct bp_relayout_report rep = { 0 };
 	struct bp_progress prog;
 	struct rl_hook hook = { 0 };
 	struct bp_err err = { 0 };
@@ -537,9 +537,10 @@ int cmd_relayout(int argc, char **argv)
 		print_text(stdout, dev.path, &rep, o.dry_run);
 	ret = BP_EX_OK;
 	if (!o.dry_run)
-		ret = bp_relayout_repack(pack_mode, pack_path, dev.path, dev.uuid, trace,
+		ret = bp_relayout_repack(pack_mode, pack_path, dev.path, dev.uuid, trace, &rep,
 					 json || quiet);
 out:
+	bp_relayout_report_free(&rep);
 	bp_trace_free(trace);
 	bp_dev_free(&dev);
 	return ret;

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -195,6 +196,74 @@ static errcode_t measure(const struct bp_relayout_opts *o, struct bp_relayout_re
 	return 0;
 }
 
+struct moved {
+	uint64_t *v;
+	size_t n, cap;
+	int oom;
+};
+
+static void moved_cb(void *ctx, blk64_t start, blk64_t len)
+{
+	struct moved *m = ctx;
+
+	if (!len || m->oom)
+		return;
+	if (m->n + 2 > m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 256;
+		uint64_t *v = realloc(m->v, cap * sizeof(*v));
+
+		if (!v) {
+			m->oom = 1;
+			return;
+		}
+		m->v = v;
+		m->cap = cap;
+	}
+	m->v[m->n++] = start;
+	m->v[m->n++] = len;
+}
+
+static int pair_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* rep->moved_from: the source runs of the stream, sorted and joined. */
+static void record_moved(const struct rl_stream *s, struct bp_relayout_report *rep)
+{
+	struct moved m = { 0 };
+	size_t i, k = 0;
+
+	rl_stream_walk(s, 0, moved_cb, &m);
+	if (m.oom || !m.n) {
+		free(m.v);
+		return;		/* the pack then keeps every traced block: slower, not wrong */
+	}
+	qsort(m.v, m.n / 2, 2 * sizeof(*m.v), pair_cmp);
+	for (i = 0; i < m.n; i += 2) {
+		if (k && m.v[i] <= m.v[k - 2] + m.v[k - 1]) {
+			uint64_t end = m.v[i] + m.v[i + 1];
+
+			if (end > m.v[k - 2] + m.v[k - 1])
+				m.v[k - 1] = end - m.v[k - 2];
+			continue;
+		}
+		m.v[k++] = m.v[i];
+		m.v[k++] = m.v[i + 1];
+	}
+	rep->moved_from = m.v;
+	rep->nmoved_from = k / 2;
+}
+
+void bp_relayout_report_free(struct bp_relayout_report *rep)
+{
+	free(rep->moved_from);
+	rep->moved_from = NULL;
+	rep->nmoved_from = 0;
+}
+
 static errcode_t run_locked(const struct bp_relayout_opts *o, const struct bp_devlock *lk,
 			    struct bp_relayout_report *rep, struct bp_err *err)
 {
@@ -275,6 +344,8 @@ static errcode_t run_locked(const struct bp_relayout_opts *o, const struct bp_de
 	}
 	t0 = now();
 	rc = apply(fs, &s, o, rep, err);
+	if (!rc)
+		record_moved(&s, rep);
 	rl_stream_free(&s);
 	if (!rc)
 		rc = loop_attached_during_run(lk, err);

@@ -86,7 +86,16 @@ struct bp_relayout_report {
 	int writes_began;		/* set once the filesystem was modified */
 	int completed;			/* written and marked clean; only measuring may fail */
 	errcode_t undo_error;		/* a write to the undo file failed: it is incomplete */
+	/*
+	 * Where the boot set was before the run (pairs of start block,
+	 * length; sorted, disjoint; malloc'd, bp_relayout_report_free()): a
+	 * pack built after the run leaves traced metadata there out.
+	 */
+	uint64_t *moved_from;
+	size_t nmoved_from;
 };
+
+void bp_relayout_report_free(struct bp_relayout_report *rep);
 
 /* Names of enum bp_rl_skip values ("missing", "changed", ...). */
 const char *bp_relayout_skip_name(enum bp_rl_skip s);

@@ -36,13 +36,16 @@ static int pack_is_ours(const char *path, const char *fs_uuid)
 }
 
 int bp_relayout_repack(enum bp_repack_mode mode, const char *path, const char *device,
-		       const char *fs_uuid, const struct bp_trace *t, int quiet)
+		       const char *fs_uuid, const struct bp_trace *t,
+		       const struct bp_relayout_report *rl, int quiet)
 {
 	struct bp_pack_opts po = {
 		.budget = BP_PACK_DEFAULT_BUDGET,
 		.compress = BP_PACK_COMPRESS_AUTO,
 		.compat = BP_PACK_COMPAT_RELAYOUT,
-		.meta = BP_PACK_META_FILES,
+		.meta = BP_PACK_META_TRACE | BP_PACK_META_FILES,
+		.moved_from = rl->moved_from,
+		.nmoved_from = rl->nmoved_from,
 	};
 	struct bp_pack_report rep = { 0 };
 	struct bp_err err = { 0 };

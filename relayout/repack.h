@@ -5,6 +5,7 @@
 #ifndef BP_REPACK_H
 #define BP_REPACK_H
 
+#include "relayout.h"
 #include "tracefile.h"
 
 enum bp_repack_mode {
@@ -19,6 +20,7 @@ enum bp_repack_mode {
  * and no longer describes the filesystem.
  */
 int bp_relayout_repack(enum bp_repack_mode mode, const char *path, const char *device,
-		       const char *fs_uuid, const struct bp_trace *t, int quiet);
+		       const char *fs_uuid, const struct bp_trace *t,
+		       const struct bp_relayout_report *rep, int quiet);
 
 #endif /* BP_REPACK_H */

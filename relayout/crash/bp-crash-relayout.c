@@ -90,5 +90,6 @@ int main(int argc, char **argv)
 	       (unsigned long long)crash_io_flushes());
 	if (rep.nothing_to_do)
 		printf("nothing to do\n");
+	bp_relayout_report_free(&rep);
 	return 0;
 }

@@ -16,9 +16,33 @@ bp_expect_exit 0 "$BOOTPACK" verify --pack "$BP_TMPDIR/old.pack" "$img"
 bp_expect_exit 0 "$BOOTPACK" relayout -n --pack "$BP_TMPDIR/dry.pack" --trace "$t" "$img"
 [ ! -e "$BP_TMPDIR/dry.pack" ] || bp_fail "a dry run wrote a pack"
 
+# Two metadata ranges the traced boot read through the device: the first
+# block of /usr/lib (a directory on the boot paths: relayout moves it) and
+# the last block of the filesystem (free, read by a partition-table probe:
+# nobody moves it). The pack relayout writes must drop the first, keep the
+# second, and have /usr/lib's new place.
+bs=$(dumpe2fs -h "$img" 2>/dev/null | awk -F': *' '/^Block size/ {print $2}')
+nb=$(dumpe2fs -h "$img" 2>/dev/null | awk -F': *' '/^Block count/ {print $2}')
+dold=$(debugfs -R "blocks /usr/lib" "$img" 2>/dev/null | awk '{print $1}')
+[ -n "$dold" ] || bp_fail "no block for /usr/lib"
+debugfs -R "testb $((nb - 1))" "$img" 2>&1 | grep -q "not in use" || bp_fail "last block in use"
+awk -v a="$((dold * bs)) $bs 1" -v b="$(((nb - 1) * bs)) $bs 2" '
+	/^end / { print "M " a; print "M " b; print "end " ($2 + 2); next } { print }' \
+	"$t" >"$t.m"
+mv "$t.m" "$t"
 bp_expect_exit 0 "$BOOTPACK" relayout --no-undo --pack "$BP_TMPDIR/new.pack" --trace "$t" "$img"
 bp_grep "new.pack: pack rewritten for the new layout: [1-9][0-9]* entries" "$BP_TMPDIR/out"
 bp_fsck_clean "$img"
+dnew=$(debugfs -R "blocks /usr/lib" "$img" 2>/dev/null | awk '{print $1}')
+[ "$dnew" != "$dold" ] || bp_fail "/usr/lib did not move"
+"$BOOTPACK" dump --json "$BP_TMPDIR/new.pack" >"$BP_TMPDIR/m.json"
+inmeta() {	# inmeta BLOCK: 0 if a metadata range of the new pack covers it
+	jq -e --argjson o $(($1 * bs)) 'any(.meta[]; .offset <= $o and $o < .offset + .length)' \
+		"$BP_TMPDIR/m.json" >/dev/null
+}
+! inmeta "$dold" || bp_fail "the pack still reads /usr/lib's old place $dold"
+inmeta "$dnew" || bp_fail "the pack does not read /usr/lib's new place $dnew"
+inmeta $((nb - 1)) || bp_fail "the pack lost the traced probe of the last block"
 
 # The new pack matches the filesystem as it is now; the old one does not.
 bp_expect_exit 0 "$BOOTPACK" verify --pack "$BP_TMPDIR/new.pack" "$img"
