@@ -74,6 +74,7 @@ static void print_summary(const char *out, const struct bp_pack_report *r,
 		bp_json_u64(&j, "files", r->nfiles);
 		bp_json_u64(&j, "meta_bytes", r->meta_bytes);
 		bp_json_u64(&j, "meta_stale_blocks", r->meta_stale_blocks);
+		bp_json_u64(&j, "meta_moved_blocks", r->meta_moved_blocks);
 		bp_json_u64(&j, "file_bytes", r->file_bytes);
 		bp_json_u64(&j, "bytes", r->meta_bytes + r->file_bytes);
 		bp_json_u64(&j, "cut_ranges", r->cut_ranges);
@@ -94,8 +95,9 @@ static void print_summary(const char *out, const struct bp_pack_report *r,
 	       (unsigned long long)r->nentries, (unsigned long long)r->nfiles,
 	       (unsigned long long)r->nmeta,
 	       bp_size_str(r->meta_bytes + r->file_bytes, bytes, b1, sizeof(b1)));
-	if (r->meta_stale_blocks)
-		printf("  %llu traced metadata blocks left out: the relayout moved them\n",
+	if (r->meta_moved_blocks || r->meta_stale_blocks)
+		printf("  traced metadata: %llu blocks moved along with the relayout, "
+		       "%llu old tree blocks left out\n", (unsigned long long)r->meta_moved_blocks,
 		       (unsigned long long)r->meta_stale_blocks);
 	printf("  budget %s, cut %llu ranges (%s)\n",
 	       o->budget ? bp_size_str(o->budget, bytes, b2, sizeof(b2)) : "none",

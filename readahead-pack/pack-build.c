@@ -438,7 +438,7 @@ errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct b
 	 */
 	if (meta_src & BP_PACK_META_TRACE) {
 		rc = bp_meta_live(fs, t->meta, t->nmeta, o->moved_from, o->nmoved_from, &live,
-				  &nlive, &rep->meta_stale_blocks);
+				  &nlive, &rep->meta_moved_blocks, &rep->meta_stale_blocks);
 		if (rc) {
 			bp_err_set(err, rc, "out of memory");
 			goto out;

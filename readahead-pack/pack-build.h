@@ -50,9 +50,10 @@ struct bp_pack_opts {
 	int64_t created;		/* 0: now */
 	unsigned int meta;		/* BP_PACK_META_* bits; 0: TRACE | FILES */
 	/*
-	 * Blocks the boot set was moved away from by a relayout (pairs of
-	 * start, length; sorted, disjoint): traced metadata there is out of
-	 * date and left out. NULL: every traced metadata block is kept.
+	 * What a relayout just moved (triples of old start block, length, new
+	 * start or UINT64_MAX; sorted by old start, disjoint): traced metadata
+	 * there moves along, or is left out where it has no one new place.
+	 * NULL: every traced metadata block is kept where it was.
 	 */
 	const uint64_t *moved_from;
 	size_t nmoved_from;
@@ -88,7 +89,8 @@ struct bp_pack_report {
 	uint64_t nmeta, nentries, nfiles;	/* in the pack */
 	uint64_t meta_bytes, file_bytes;	/* bytes to read */
 	uint64_t cut_ranges, cut_bytes;		/* left out by the budget */
-	uint64_t meta_stale_blocks;		/* traced metadata blocks a relayout moved away */
+	uint64_t meta_stale_blocks;		/* traced metadata blocks moved, no new place */
+	uint64_t meta_moved_blocks;		/* traced metadata blocks moved along */
 	uint64_t files_traced;
 	uint64_t files_changed;			/* ino/generation/size/mtime differ from the trace */
 	uint64_t files_skipped[BP_PACK_SKIP_NR];

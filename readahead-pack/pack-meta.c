@@ -70,37 +70,62 @@ errcode_t bp_meta_mark(struct bp_meta_list *l, ext2_filsys fs, uint64_t offset, 
 	return 0;
 }
 
-/* 1 if blk lies in one of the n sorted (start, length) pairs. */
-static int in_runs(const uint64_t *runs, size_t n, uint64_t blk)
+/* The run of the n sorted (start, length, new start) triples holding blk, or NULL. */
+static const uint64_t *find_run(const uint64_t *runs, size_t n, uint64_t blk)
 {
 	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
+		const uint64_t *r = &runs[3 * mid];
 
-		if (blk < runs[2 * mid])
+		if (blk < r[0])
 			hi = mid;
-		else if (blk - runs[2 * mid] >= runs[2 * mid + 1])
+		else if (blk - r[0] >= r[1])
 			lo = mid + 1;
 		else
-			return 1;
+			return r;
 	}
+	return NULL;
+}
+
+static int meta_cmp(const void *a, const void *b)
+{
+	const struct bp_trace_meta *x = a, *y = b;
+
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static errcode_t push_meta(struct bp_trace_meta **v, size_t *nv, size_t *alloc, uint64_t off,
+			   uint64_t len, uint64_t ns)
+{
+	struct bp_trace_meta *last = *nv ? &(*v)[*nv - 1] : NULL;
+
+	if (last && last->offset + last->length == off && last->first_ns == ns) {
+		last->length += len;
+		return 0;
+	}
+	if (bp_array_reserve((void **)v, alloc, *nv, sizeof(**v), 64))
+		return ENOMEM;
+	(*v)[(*nv)++] = (struct bp_trace_meta){ off, len, ns };
 	return 0;
 }
 
 /*
- * The trace's metadata ranges minus the blocks a relayout moved away from.
- * A relayout moves directories and extent or indirect blocks; where the
- * boot read them is free (or someone else's) afterwards, and reading it at
- * boot is a seek for nothing (208 blocks in 100 ranges on the traced
- * Debian boot). Their new places come from the files (bp_meta_add_file).
- * Everything else the boot read through the device stays, free or not:
- * inode tables, and also blocks no file owns, such as the partition-table
- * probes at the end of the disk.
+ * The trace's metadata ranges, moved along with what a relayout moved. A
+ * relayout moves directories and extent or indirect blocks; where the boot
+ * read them is free (or someone else's) afterwards, and reading it at boot
+ * is a seek for nothing (208 blocks in 100 ranges on the traced Debian
+ * boot). A block in a moved run is read at its new place; an old
+ * extent-tree block (the tree is rebuilt; the files' own metadata gives the
+ * new one) is left out. Everything else the boot read through the device
+ * stays, free or not: inode tables, and blocks no file owns, such as the
+ * partition-table probes at the end of the disk. Blocks are whole: a
+ * traced range is widened to its blocks.
  */
 errcode_t bp_meta_live(ext2_filsys fs, const struct bp_trace_meta *in, size_t n,
 		       const uint64_t *moved, size_t nmoved,
-		       struct bp_trace_meta **ret, size_t *nret, uint64_t *dropped)
+		       struct bp_trace_meta **ret, size_t *nret, uint64_t *nmovedb, uint64_t *dropped)
 {
 	uint64_t bs = fs->blocksize;
 	struct bp_trace_meta *v = NULL;
@@ -109,38 +134,59 @@ errcode_t bp_meta_live(ext2_filsys fs, const struct bp_trace_meta *in, size_t n,
 	*ret = NULL;
 	*nret = 0;
 	*dropped = 0;
+	*nmovedb = 0;
 	for (i = 0; i < n; i++) {
-		uint64_t end = in[i].offset + in[i].length, last, b, run = 0, at = 0;
+		uint64_t b;
 
 		if (!in[i].length)
 			continue;
-		last = (end - 1) / bs;
-		for (b = in[i].offset / bs; b <= last + 1; b++) {
-			int live = b <= last && !in_runs(moved, nmoved, b);
-
-			if (live) {
-				if (!run++)
-					at = b;
-				continue;
-			}
-			if (b <= last)
-				(*dropped)++;
-			if (!run)
-				continue;
-			if (bp_array_reserve((void **)&v, &alloc, nv, sizeof(*v), 64)) {
-				free(v);
-				return ENOMEM;
-			}
-			v[nv].offset = at * bs > in[i].offset ? at * bs : in[i].offset;
-			v[nv].length = ((at + run) * bs < end ? (at + run) * bs : end) - v[nv].offset;
-			v[nv].first_ns = in[i].first_ns;
-			nv++;
-			run = 0;
+		if (!nmoved) {
+			if (push_meta(&v, &nv, &alloc, in[i].offset, in[i].length, in[i].first_ns))
+				goto oom;
+			continue;
 		}
+		for (b = in[i].offset / bs; b <= (in[i].offset + in[i].length - 1) / bs; b++) {
+			const uint64_t *r = find_run(moved, nmoved, b);
+			uint64_t to = b;
+
+			if (r && r[2] == UINT64_MAX) {
+				(*dropped)++;
+				continue;
+			}
+			if (r) {
+				to = r[2] + (b - r[0]);
+				(*nmovedb)++;
+			}
+			if (push_meta(&v, &nv, &alloc, to * bs, bs, in[i].first_ns))
+				goto oom;
+		}
+	}
+	if (nmoved && nv) {	/* widened to blocks: join what now overlaps */
+		size_t k = 0;
+
+		qsort(v, nv, sizeof(*v), meta_cmp);
+		for (i = 0; i < nv; i++) {
+			struct bp_trace_meta *last = k ? &v[k - 1] : NULL;
+
+			if (last && v[i].offset <= last->offset + last->length) {
+				uint64_t end = v[i].offset + v[i].length;
+
+				if (end > last->offset + last->length)
+					last->length = end - last->offset;
+				if (v[i].first_ns < last->first_ns)
+					last->first_ns = v[i].first_ns;
+				continue;
+			}
+			v[k++] = v[i];
+		}
+		nv = k;
 	}
 	*ret = v;
 	*nret = nv;
 	return 0;
+oom:
+	free(v);
+	return ENOMEM;
 }
 
 static errcode_t add_block(struct bp_meta_list *l, ext2_filsys fs, uint64_t blk, uint64_t ns)

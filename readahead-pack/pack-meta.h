@@ -38,12 +38,14 @@ errcode_t bp_meta_add_file(struct bp_meta_list *l, ext2_filsys fs, const char *p
 void bp_meta_list_free(struct bp_meta_list *l);
 
 /*
- * The trace's metadata ranges in, cut where they meet the blocks in moved
- * (nmoved sorted pairs of start block, length; may be NULL); *ret malloc'd,
- * *dropped blocks left out.
+ * The trace's metadata ranges in, moved along the nmoved runs of moved
+ * (triples of old start block, length, new start or UINT64_MAX for "left
+ * out"; sorted by old start; may be NULL: all kept as they are). *ret
+ * malloc'd (unsorted once moved); *nmovedb blocks moved along, *dropped
+ * left out.
  */
 errcode_t bp_meta_live(ext2_filsys fs, const struct bp_trace_meta *in, size_t n,
 		       const uint64_t *moved, size_t nmoved,
-		       struct bp_trace_meta **ret, size_t *nret, uint64_t *dropped);
+		       struct bp_trace_meta **ret, size_t *nret, uint64_t *nmovedb, uint64_t *dropped);
 
 #endif /* BP_PACK_META_H */

@@ -196,65 +196,57 @@ static errcode_t measure(const struct bp_relayout_opts *o, struct bp_relayout_re
 	return 0;
 }
 
-struct moved {
-	uint64_t *v;
-	size_t n, cap;
-	int oom;
-};
-
-static void moved_cb(void *ctx, blk64_t start, blk64_t len)
-{
-	struct moved *m = ctx;
-
-	if (!len || m->oom)
-		return;
-	if (m->n + 2 > m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 256;
-		uint64_t *v = realloc(m->v, cap * sizeof(*v));
-
-		if (!v) {
-			m->oom = 1;
-			return;
-		}
-		m->v = v;
-		m->cap = cap;
-	}
-	m->v[m->n++] = start;
-	m->v[m->n++] = len;
-}
-
-static int pair_cmp(const void *a, const void *b)
+static int triple_cmp(const void *a, const void *b)
 {
 	const uint64_t *x = a, *y = b;
 
 	return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
-/* rep->moved_from: the source runs of the stream, sorted and joined. */
+/*
+ * rep->moved_from: where each run of the stream was and went (start,
+ * length, new start; sorted by start). Old extent-tree blocks have no one
+ * new place (the tree is rebuilt): their new start is BP_RL_NOWHERE.
+ */
 static void record_moved(const struct rl_stream *s, struct bp_relayout_report *rep)
 {
-	struct moved m = { 0 };
-	size_t i, k = 0;
+	size_t i, j, n = 0, cap = 0;
+	uint64_t *v = NULL;
 
-	rl_stream_walk(s, 0, moved_cb, &m);
-	if (m.oom || !m.n) {
-		free(m.v);
-		return;		/* the pack then keeps every traced block: slower, not wrong */
-	}
-	qsort(m.v, m.n / 2, 2 * sizeof(*m.v), pair_cmp);
-	for (i = 0; i < m.n; i += 2) {
-		if (k && m.v[i] <= m.v[k - 2] + m.v[k - 1]) {
-			uint64_t end = m.v[i] + m.v[i + 1];
+	for (i = 0; i < s->nsegs; i++) {
+		const struct rl_seg *g = &s->segs[i];
+		const struct rl_item *it = &s->items[g->item];
+		size_t need = g->kind == RL_SEG_TREE ? it->ntree : 1;
 
-			if (end > m.v[k - 2] + m.v[k - 1])
-				m.v[k - 1] = end - m.v[k - 2];
+		if (it->skipped || (g->kind != RL_SEG_TREE && !g->len))
+			continue;
+		if (n + 3 * need > cap) {
+			size_t c = MAX(2 * cap, n + 3 * need + 256);
+			uint64_t *nv = realloc(v, c * sizeof(*v));
+
+			if (!nv) {
+				free(v);
+				return;	/* the pack then keeps every traced block: slower, not wrong */
+			}
+			v = nv;
+			cap = c;
+		}
+		if (g->kind != RL_SEG_TREE) {
+			v[n++] = g->src;
+			v[n++] = g->len;
+			v[n++] = g->dst;
 			continue;
 		}
-		m.v[k++] = m.v[i];
-		m.v[k++] = m.v[i + 1];
+		for (j = 0; j < it->ntree; j++) {
+			v[n++] = it->tree[j];
+			v[n++] = 1;
+			v[n++] = BP_RL_NOWHERE;
+		}
 	}
-	rep->moved_from = m.v;
-	rep->nmoved_from = k / 2;
+	if (n)
+		qsort(v, n / 3, 3 * sizeof(*v), triple_cmp);
+	rep->moved_from = v;
+	rep->nmoved_from = n / 3;
 }
 
 void bp_relayout_report_free(struct bp_relayout_report *rep)

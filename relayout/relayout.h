@@ -87,13 +87,16 @@ struct bp_relayout_report {
 	int completed;			/* written and marked clean; only measuring may fail */
 	errcode_t undo_error;		/* a write to the undo file failed: it is incomplete */
 	/*
-	 * Where the boot set was before the run (pairs of start block,
-	 * length; sorted, disjoint; malloc'd, bp_relayout_report_free()): a
-	 * pack built after the run leaves traced metadata there out.
+	 * Where the boot set was and went: triples of old start block,
+	 * length, new start (BP_RL_NOWHERE: old extent-tree blocks, rebuilt);
+	 * sorted by old start, disjoint; malloc'd, bp_relayout_report_free().
+	 * A pack built after the run moves traced metadata along.
 	 */
 	uint64_t *moved_from;
 	size_t nmoved_from;
 };
+
+#define BP_RL_NOWHERE UINT64_MAX
 
 void bp_relayout_report_free(struct bp_relayout_report *rep);
 

@@ -34,7 +34,7 @@ PKGS=systemd-sysv,udev,dbus,rsyslog,cron,openssh-server,python3,procps,kmod,ipro
 FS_UUID=b0075ac0-b007-4008-8000-000000002008
 HASH_SEED=b0075ac0-b007-4008-8000-0000000000ff
 TRACE_EVENTS=filemap:mm_filemap_add_to_page_cache,filemap:mm_filemap_get_pages,filemap:mm_filemap_map_pages,filemap:mm_filemap_fault,block:block_rq_issue,block:block_rq_complete
-BLOCK_EVENTS=block:block_rq_issue,block:block_rq_complete
+BLOCK_EVENTS=block:block_rq_insert,block:block_rq_issue,block:block_rq_complete
 QEMU_TIMEOUT=${QEMU_TIMEOUT:-1800}
 CALIB_ITERS=20000000
 
@@ -378,10 +378,14 @@ do_prepare() {
 	bootpack)
 		local rd=${BOOTPACK_READ:-$BUILD/bootpack-read}
 		file "$rd" | grep -q 'statically linked' || die "$rd is not static: configure --enable-static-reader"
-		"$BUILD/bootpack" relayout --no-undo --no-pack --trace "$BB/traced/boot.trace" "$img.tmp" \
-			> "$BB/logs/relayout-$s.log" 2>&1 || { tail "$BB/logs/relayout-$s.log"; die "relayout failed"; }
-		"$BUILD/bootpack" pack --trace "$BB/traced/boot.trace" -o "$BB/img/$s.pack" "$img.tmp" \
-			> "$BB/logs/pack-$s.log" 2>&1 || { tail "$BB/logs/pack-$s.log"; die "pack failed"; }
+		# relayout writes the pack: it knows where the boot set was, so the
+		# traced metadata there is left out and the new places put in
+		rm -f "$BB/img/$s.pack"
+		"$BUILD/bootpack" relayout --no-undo --pack "$BB/img/$s.pack" --trace "$BB/traced/boot.trace" \
+			"$img.tmp" > "$BB/logs/relayout-$s.log" 2>&1 ||
+			{ tail "$BB/logs/relayout-$s.log"; die "relayout failed"; }
+		"$BUILD/bootpack" dump "$BB/img/$s.pack" > "$BB/logs/pack-$s.log" 2>&1 ||
+			{ tail "$BB/logs/pack-$s.log"; die "no pack"; }
 		# the reader's time cap (max_ms, 60 s as init=) is guest wall time, which
 		# the scaled disk stretches: no cap in the bench (BP_MAX_MS to set one)
 		printf '# bench-boot\nmax_ms = %s\n' "${BP_MAX_MS:-0}" > "$BB/img/$s.conf"

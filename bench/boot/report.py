@@ -36,6 +36,9 @@ READER_COMMS = ("bootpack-read", "sreadahead-styl", "ureadahead-styl", "sreadahe
 RQ_ISSUE = re.compile(r"^\s*(?P<task>.+?)-(?P<pid>\d+)\s+\[\d+\]\s+\S+\s+(?P<ts>\d+\.\d+):\s+"
                       r"block_rq_issue:\s+(?P<maj>\d+),(?P<min>\d+)\s+(?P<rwbs>\S+)\s+(?P<bytes>\d+)\s+\((?P<cmd>[^)]*)\)\s+"
                       r"(?P<sector>\d+)\s+\+\s+(?P<nr>\d+)\s+\[(?P<comm>.*)\]")
+RQ_INSERT = re.compile(r"^\s*(?P<task>.+?)-(?P<pid>\d+)\s+\[\d+\]\s+\S+\s+(?P<ts>\d+\.\d+):\s+"
+                       r"block_rq_insert:\s+(?P<maj>\d+),(?P<min>\d+)\s+(?P<rwbs>\S+)\s+(?P<bytes>\d+)\s+\((?P<cmd>[^)]*)\)\s+"
+                       r"(?P<sector>\d+)\s+\+\s+(?P<nr>\d+)\s+\[(?P<comm>.*)\]")
 RQ_COMPLETE = re.compile(r"^\s*(?P<task>.+?)-(?P<pid>\d+)\s+\[\d+\]\s+\S+\s+(?P<ts>\d+\.\d+):\s+"
                          r"block_rq_complete:\s+(?P<maj>\d+),(?P<min>\d+)\s+(?P<rwbs>\S+)\s+\((?P<cmd>[^)]*)\)\s+"
                          r"(?P<sector>\d+)\s+\+\s+(?P<nr>\d+)")
@@ -85,13 +88,24 @@ def block_trace(lines, done_s, done_count=None):
     second, so a time cut misplaces the reads near done; the count does not."""
     issues = []
     devs = {}
+    inserted = {}   # (dev, sector) -> comm of the task that queued it
     for line in lines:
+        m = RQ_INSERT.match(line)
+        if m:
+            inserted[((int(m["maj"]), int(m["min"])), int(m["sector"]))] = m["comm"]
+            continue
         m = RQ_ISSUE.match(line)
         if m:
+            # a request dispatched by kblockd (kworker/N:NH) was queued by
+            # someone else: block_rq_insert names who (when traced)
+            comm = m["comm"]
+            key = ((int(m["maj"]), int(m["min"])), int(m["sector"]))
+            if comm.startswith("kworker") and key in inserted:
+                comm = inserted[key]
             dev = (int(m["maj"]), int(m["min"]))
             devs[dev] = devs.get(dev, 0) + 1
             issues.append((float(m["ts"]), dev, m["rwbs"], int(m["sector"]), int(m["nr"]),
-                           m["comm"]))
+                           comm))
     if not issues:
         return {}
     # the boot disk: the device with most requests whose minor is 0 (vda)

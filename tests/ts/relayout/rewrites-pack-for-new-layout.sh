@@ -26,8 +26,20 @@ nb=$(dumpe2fs -h "$img" 2>/dev/null | awk -F': *' '/^Block count/ {print $2}')
 dold=$(debugfs -R "blocks /usr/lib" "$img" 2>/dev/null | awk '{print $1}')
 [ -n "$dold" ] || bp_fail "no block for /usr/lib"
 debugfs -R "testb $((nb - 1))" "$img" 2>&1 | grep -q "not in use" || bp_fail "last block in use"
-awk -v a="$((dold * bs)) $bs 1" -v b="$(((nb - 1) * bs)) $bs 2" '
-	/^end / { print "M " a; print "M " b; print "end " ($2 + 2); next } { print }' \
+# and a directory on no boot path, listed by the boot (only an M range
+# says so): relayout moves it into the region too, and the pack follows
+for ldir in /var /usr/share /sbin /root /home /srv /opt; do
+	debugfs -R "stat $ldir" "$img" 2>/dev/null | grep -q "Type: directory" && break
+done
+lold=$(debugfs -R "blocks $ldir" "$img" 2>/dev/null | awk '{print $1}')
+[ -n "$lold" ] || bp_fail "no listed directory in the fixture"
+{
+	printf 'M %s %s 1\n' $((dold * bs)) "$bs"
+	printf 'M %s %s 3\n' $((lold * bs)) "$bs"
+	printf 'M %s %s 2\n' $(((nb - 1) * bs)) "$bs"
+} | sort -k2,2n >"$BP_TMPDIR/m.lines"
+awk -v f="$BP_TMPDIR/m.lines" '
+	/^end / { while ((getline l < f) > 0) { print l; n++ } print "end " ($2 + n); next } { print }' \
 	"$t" >"$t.m"
 mv "$t.m" "$t"
 bp_expect_exit 0 "$BOOTPACK" relayout --no-undo --pack "$BP_TMPDIR/new.pack" --trace "$t" "$img"
@@ -43,6 +55,10 @@ inmeta() {	# inmeta BLOCK: 0 if a metadata range of the new pack covers it
 ! inmeta "$dold" || bp_fail "the pack still reads /usr/lib's old place $dold"
 inmeta "$dnew" || bp_fail "the pack does not read /usr/lib's new place $dnew"
 inmeta $((nb - 1)) || bp_fail "the pack lost the traced probe of the last block"
+lnew=$(debugfs -R "blocks $ldir" "$img" 2>/dev/null | awk '{print $1}')
+[ "$lnew" != "$lold" ] || bp_fail "$ldir, listed by the boot, did not move"
+! inmeta "$lold" || bp_fail "the pack still reads $ldir's old place $lold"
+inmeta "$lnew" || bp_fail "the pack does not read $ldir's new place $lnew"
 
 # The new pack matches the filesystem as it is now; the old one does not.
 bp_expect_exit 0 "$BOOTPACK" verify --pack "$BP_TMPDIR/new.pack" "$img"
