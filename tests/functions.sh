@@ -169,10 +169,12 @@ bp_tracefs() {
 # PATH@OFF+LEN[,OFF+LEN...] (bytes), a range optionally suffixed /T (its
 # first-access time; else ranges get increasing times in the order given).
 # It holds (returns 0) when
-#  1. walking the traced ranges by first-access time, with the directories
-#     on a file's path that were not met before walked whole just before the
-#     file's first range, every block lies after the one before it: the boot
-#     set is in first-access order, and its directories were moved with it;
+#  1. metadata first: the directories on the traced paths, walked whole in
+#     the order the files first meet them, lie one after another and all
+#     before the first data block; then, walking the traced ranges by
+#     first-access time, every data block lies after the one before it: the
+#     boot set is in first-access order, and its directories were moved
+#     with it;
 #  2. every extent-tree block of a traced file (debugfs ETB) and every
 #     IND/DIND/TIND block whose first mapped block is traced lies between
 #     the lowest and the highest of those blocks: the tree was moved too;
@@ -256,7 +258,18 @@ bp_layout_check() {
 			}
 			if (lo == "" || blk < lo) lo = blk
 			if (hi == "" || blk > hi) hi = blk
+			if (dlo == "" || blk < dlo) dlo = blk
 			last = blk; lastwhat = what; nput++
+		}
+		function putdir(blk, what) {
+			if (!anyorder && dlast != "" && blk <= dlast) {
+				printf "layout: %s at block %d, not after block %d (%s)\n", what, blk, dlast, dlastwhat
+				bad = 1
+			}
+			if (lo == "" || blk < lo) lo = blk
+			if (hi == "" || blk > hi) hi = blk
+			if (dhi == "" || blk > dhi) { dhi = blk; dhiwhat = what }
+			dlast = blk; dlastwhat = what; nput++
 		}
 		function walk_dirs(path,   q, i, n, parts, j) {
 			n = split(path, parts, "/"); q = ""
@@ -264,7 +277,7 @@ bp_layout_check() {
 				q = (i == 1) ? "/" : (q == "/" ? "" : q) "/" parts[i]
 				if (done[q]++) continue
 				owner[ino[q]] = 1; ndirs++
-				for (j = 1; j <= nblk[q]; j++) { put(map[q, order[q, j]], "directory " q); ndirblk++ }
+				for (j = 1; j <= nblk[q]; j++) { putdir(map[q, order[q, j]], "directory " q); ndirblk++ }
 			}
 		}
 		FNR != NR {
@@ -295,6 +308,10 @@ bp_layout_check() {
 						bad = 1
 					}
 				}
+			}
+			if (!anyorder && dhi != "" && dlo != "" && dhi >= dlo) {
+				printf "layout: %s at block %d, not before the first data block %d\n", dhiwhat, dhi, dlo
+				bad = 1
 			}
 			for (o in owner) own = own " " o
 			printf "REGION %d %d%s\n", lo, hi, own
