@@ -391,13 +391,17 @@ do_faults() {
 do_model() {
 	need_root
 	export MODEL=${MODEL:-hdd-5k160}
+	export EXTRA_CMDLINE="loopbench.wait=${MODEL_WAIT:-400}"
 	local a=$LB/model-a.img b=$LB/model-b.img n
 	cp --sparse=always "$LB/after-boot-1.img" "$a"
 	cp --sparse=always "$LB/after-boot-1.img" "$b"
-	EXTRA_CMDLINE=bootpack=off IMG=$a BOOTDIR=model-$MODEL-stock do_boot 0
+	do_update_guest "$a"
+	do_update_guest "$b"
+	EXTRA_CMDLINE="$EXTRA_CMDLINE bootpack=off" IMG=$a BOOTDIR=model-$MODEL-stock do_boot 0
 	if [ "${MODEL_TRACED:-1}" = 1 ]; then
 		cp --sparse=always "$LB/after-boot-1.img" "$a"
-		EXTRA_CMDLINE="bootpack.relayout=off $(sed -n 's/^cmdline=//p' "$LB/boot-1/state-before")" \
+		do_update_guest "$a"
+		EXTRA_CMDLINE="$EXTRA_CMDLINE bootpack.relayout=off $(sed -n 's/^cmdline=//p' "$LB/boot-1/state-before")" \
 			IMG=$a BOOTDIR=model-$MODEL-traced do_boot 1
 	fi
 	IMG=$b BOOTDIR=model-$MODEL do_boot 2
