@@ -128,7 +128,15 @@ typedef void (*rl_run_fn)(void *ctx, blk64_t start, blk64_t len);
 void rl_stream_walk(const struct rl_stream *s, int planned, rl_run_fn fn, void *ctx);
 /* Discontiguities (runs - 1) and total blocks of a walk. */
 uint64_t rl_stream_discontig(const struct rl_stream *s, int planned, uint64_t *blocks);
+/* Make room in a growing array for need elements of size bytes. */
+errcode_t rl_grow(void **p, size_t *alloc, size_t need, size_t size);
 errcode_t rl_item_add_seg(struct rl_stream *s, uint32_t item, size_t seg);
+/* The item's xattr block and new extent-tree slot, once, before its first block. */
+errcode_t rl_push_slots(struct rl_stream *s, uint32_t item);
+/* The item of inode ino, or -1. */
+int rl_item_find(const struct rl_stream *s, ext2_ino_t ino);
+/* A new item for ino, its block map loaded (skipped if it cannot move). */
+errcode_t rl_item_new(struct rl_stream *s, ext2_ino_t ino, int is_dir, uint32_t *ret);
 /* Append a segment (extent items get their tree slot first). has_dst: dst is set. */
 errcode_t rl_push_seg(struct rl_stream *s, uint32_t item, int kind, blk64_t lblk, blk64_t src,
 		      blk64_t len, blk64_t dst, int has_dst);
