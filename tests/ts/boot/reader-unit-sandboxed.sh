@@ -25,6 +25,9 @@ want 'ProtectSystem=strict'
 want 'PrivateNetwork=yes'
 want 'DeviceAllow=block-\* r'
 want 'DeviceAllow=/dev/kmsg w'
+# The reader reads the packed modules under /usr/lib/modules: ProtectKernelModules
+# would hide them (every .ko of the pack skipped as missing).
+! grep -qx 'ProtectKernelModules=yes' "$unit" || bp_fail "ProtectKernelModules=yes hides /usr/lib/modules"
 # The reader logs to the kernel log: that must stay reachable.
 ! grep -qx 'ProtectKernelLogs=yes' "$unit" || bp_fail "ProtectKernelLogs=yes hides /dev/kmsg"
 exit 0
