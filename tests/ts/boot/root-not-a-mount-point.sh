@@ -4,8 +4,8 @@
 # in the chroot a new user ran the suite in (issue 13: "unshare: cannot
 # change root filesystem propagation"): trace/refusals, trace/no-device-hint
 # and reader/boot-files run inside a chroot whose root is a plain directory
-# (the system's /usr, /etc, /var, /tmp, /work, /proc, /sys and /dev bound
-# in), and pass. All of it in a private mount namespace of this case's own.
+# (the system's /usr, /etc, /var, /tmp, /proc, /sys, /dev and the top
+# directory of the tree under test bound in), and pass. All of it in a private mount namespace of this case's own.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 bp_require_root
 bp_require_cmd unshare chroot mountpoint
@@ -24,8 +24,15 @@ unshare -m --propagation private bash -c '
 	for l in bin sbin lib lib32 lib64; do
 		[ -L "/$l" ] && ln -s "$(readlink "/$l")" "$r/root/$l"
 	done
-	for d in usr etc var tmp work proc sys dev run; do
+	# The tree under test may live anywhere (CI clones it under /check):
+	# bind the top directory of the build, source and scratch paths too.
+	tops=
+	for p in "$top_builddir" "$top_srcdir" "$BP_TMPDIR"; do
+		p=${p#/}; tops="$tops ${p%%/*}"
+	done
+	for d in usr etc var tmp work proc sys dev run $tops; do
 		[ -d "/$d" ] || continue
+		[ -d "$r/root/$d" ] && continue
 		mkdir "$r/root/$d"
 		mount --rbind "/$d" "$r/root/$d"
 	done
