@@ -5,7 +5,9 @@
  * The trace records the layout when it was taken ("traced"); the device
  * shows the layout now ("now", e.g. after relayout). Both streams, in the
  * boot's first-access order, are charged against each disk model and
- * compared with the physical limit, bytes / sequential rate.
+ * compared with the physical limit, bytes / sequential rate. The four
+ * strategies of the boot bench (strategy.h) are charged on the same models
+ * and ranked, to compare with the real boots (bench/boot/model-vs-real.py).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,6 +24,9 @@
 #include "fsident.h"
 #include "jsonwrt.h"
 #include "log.h"
+#include "pack-build.h"
+#include "pack-cli.h"
+#include "strategy.h"
 #include "stream.h"
 #include "svg.h"
 #include "strutils.h"
@@ -39,16 +44,19 @@ static void usage(void)
 	       "Model the boot's reads, in first-access order, on 2008-era disks: with the\n"
 	       "layout recorded in the trace (\"traced\") and with the layout on <device> now\n"
 	       "(\"now\", e.g. after relayout), against the physical limit (bytes divided by\n"
-	       "the sequential rate). Nothing is written.\n"
+	       "the sequential rate); and the reads of four strategies (stock, sreadahead,\n"
+	       "ureadahead, bootpack), ranked by modelled time. Nothing is written.\n"
 	       "\n"
 	       "Options:\n"
 	       " -t, --trace <file>      the trace of the boot\n"
 	       " -m, --model <name>      a disk model (repeatable; default: all)\n"
+	       " -p, --pack <file>       the pack bootpack-read reads (default: one built\n"
+	       "                           from the trace and <device> now)\n"
 	       " -J, --json              one JSON object on stdout\n"
 	       "     --svg <file>        draw both layouts on the first model (default\n"
 	       "                           hdd-5k160) as a bootchart-style SVG\n"
-	       "     --stream-out <file> write both request streams, one \"LAYOUT OFFSET LENGTH\"\n"
-	       "                           line per read (LAYOUT: traced or now)\n"
+	       "     --stream-out <file> write the request streams, one \"LAYOUT OFFSET LENGTH\"\n"
+	       "                           line per read (LAYOUT: traced, now or a strategy)\n"
 	       " -h, --help              display this help\n"
 	       " -q, --quiet             print errors only\n"
 	       " -v, --verbose           say more (repeat for debugging output)\n"
@@ -86,11 +94,68 @@ static void json_result(struct bp_json *j, const char *name, const struct bp_mod
 	bp_json_close_object(j);
 }
 
+/* The strategies on m: results and the ranking by modelled time (ties: in enum order). */
+static void run_strategies(const struct bp_disk_model *m, const struct bp_stream *strat,
+			   struct bp_model_result *res, int *rank)
+{
+	int k, i, j;
+
+	for (k = 0; k < BP_STRATEGY_NR; k++) {
+		bp_model_run(m, strat[k].ios, strat[k].n, &res[k]);
+		rank[k] = k;
+	}
+	for (i = 1; i < BP_STRATEGY_NR; i++)
+		for (j = i; j > 0 && res[rank[j]].seconds < res[rank[j - 1]].seconds; j--) {
+			k = rank[j];
+			rank[j] = rank[j - 1];
+			rank[j - 1] = k;
+		}
+}
+
+/* Time against the stock boot's physical limit (the boot bench's T_phys). */
+static double over_stock_limit(const struct bp_model_result *res, int k)
+{
+	double t = res[BP_STRATEGY_STOCK].t_phys;
+
+	return t > 0 ? res[k].seconds / t : 0.0;
+}
+
+static void json_strategies(struct bp_json *j, const struct bp_stream *strat,
+			    const struct bp_model_result *res, const int *rank)
+{
+	int k;
+
+	bp_json_open_array(j, "strategies");
+	for (k = 0; k < BP_STRATEGY_NR; k++) {
+		bp_json_open_object(j, NULL);
+		bp_json_string(j, "strategy", bp_strategy_names[k]);
+		bp_json_double(j, "seconds", res[k].seconds);
+		bp_json_double(j, "positioning", res[k].positioning);
+		bp_json_double(j, "transfer", res[k].transfer);
+		bp_json_double(j, "overhead", res[k].overhead);
+		bp_json_double(j, "ratio_to_stock_limit", over_stock_limit(res, k));
+		bp_json_u64(j, "bytes", res[k].bytes);
+		bp_json_u64(j, "metadata_bytes", strat[k].meta_bytes);
+		bp_json_u64(j, "reads", strat[k].n);
+		bp_json_u64(j, "commands", res[k].commands);
+		bp_json_u64(j, "seeks", res[k].seeks);
+		bp_json_u64(j, "discontiguities", strat[k].discontig);
+		bp_json_close_object(j);
+	}
+	bp_json_close_array(j);
+	bp_json_open_array(j, "ordering");
+	for (k = 0; k < BP_STRATEGY_NR; k++)
+		bp_json_string(j, NULL, bp_strategy_names[rank[k]]);
+	bp_json_close_array(j);
+}
+
 static int report(const char *trace_path, const struct bp_dev *dev,
 		  const struct bp_disk_model **models, size_t nmodels,
-		  const struct bp_stream *before, const struct bp_stream *now, int json)
+		  const struct bp_stream *before, const struct bp_stream *now,
+		  const struct bp_stream *strat, int json)
 {
-	struct bp_model_result rb, rn;
+	struct bp_model_result rb, rn, rs[BP_STRATEGY_NR];
+	int rank[BP_STRATEGY_NR], k;
 	char a[32], b[32];
 	size_t i;
 
@@ -109,11 +174,13 @@ static int report(const char *trace_path, const struct bp_dev *dev,
 		for (i = 0; i < nmodels; i++) {
 			bp_model_run(models[i], before->ios, before->n, &rb);
 			bp_model_run(models[i], now->ios, now->n, &rn);
+			run_strategies(models[i], strat, rs, rank);
 			bp_json_open_object(&j, NULL);
 			bp_json_string(&j, "model", models[i]->name);
 			bp_json_string(&j, "description", models[i]->description);
 			json_result(&j, "traced", &rb, before);
 			json_result(&j, "now", &rn, now);
+			json_strategies(&j, strat, rs, rank);
 			bp_json_close_object(&j);
 		}
 		bp_json_close_array(&j);
@@ -136,6 +203,21 @@ static int report(const char *trace_path, const struct bp_dev *dev,
 		bp_model_run(models[i], now->ios, now->n, &rn);
 		print_row(models[i]->name, "traced", &rb, before);
 		print_row(models[i]->name, "now", &rn, now);
+	}
+	printf("\nStrategies (stock, sreadahead, ureadahead: the traced layout; bootpack: the pack):"
+	       "\n%-10s %-10s %9s %9s %8s %8s %10s %8s\n", "MODEL", "STRATEGY", "TIME_S", "POSITION",
+	       "COMMANDS", "SEEKS", "MB", "xSTOCK_T_PHYS");
+	for (i = 0; i < nmodels; i++) {
+		run_strategies(models[i], strat, rs, rank);
+		for (k = 0; k < BP_STRATEGY_NR; k++)
+			printf("%-10s %-10s %9.3f %9.3f %8llu %8llu %10.1f %8.2f\n", models[i]->name,
+			       bp_strategy_names[k], rs[k].seconds, rs[k].positioning,
+			       (unsigned long long)rs[k].commands, (unsigned long long)rs[k].seeks,
+			       (double)rs[k].bytes / 1e6, over_stock_limit(rs, k));
+		printf("%-10s ordering:", models[i]->name);
+		for (k = 0; k < BP_STRATEGY_NR; k++)
+			printf("%s %s", k ? " <" : "", bp_strategy_names[rank[k]]);
+		printf("\n");
 	}
 	return BP_EX_OK;
 }
@@ -213,18 +295,22 @@ out:
 
 /* The streams the models are charged with, for replay through the disk filter. */
 static int write_streams(const char *path, const struct bp_stream *before,
-			 const struct bp_stream *now)
+			 const struct bp_stream *now, const struct bp_stream *strat)
 {
-	const struct bp_stream *s[2] = { before, now };
-	const char *name[2] = { "traced", "now" };
+	const struct bp_stream *s[2 + BP_STRATEGY_NR] = { before, now };
+	const char *name[2 + BP_STRATEGY_NR] = { "traced", "now" };
 	FILE *f = fopen(path, "w");
 	size_t i, k;
 
+	for (k = 0; k < BP_STRATEGY_NR; k++) {
+		s[2 + k] = &strat[k];
+		name[2 + k] = bp_strategy_names[k];
+	}
 	if (!f) {
 		bp_log_error("%s: %s", path, strerror(errno));
 		return BP_EX_FAILURE;
 	}
-	for (k = 0; k < 2; k++)
+	for (k = 0; k < 2 + BP_STRATEGY_NR; k++)
 		for (i = 0; i < s[k]->n; i++)
 			fprintf(f, "%s %llu %llu\n", name[k], (unsigned long long)s[k]->ios[i].offset,
 				(unsigned long long)s[k]->ios[i].length);
@@ -235,12 +321,48 @@ static int write_streams(const char *path, const struct bp_stream *before,
 	return BP_EX_OK;
 }
 
+/*
+ * The pack bootpack-read reads: path, which must be of fs; or, without one,
+ * the pack `bootpack pack` would write for t on fs now (in memory).
+ */
+static int open_pack(const char *path, ext2_filsys fs, const struct bp_trace *t,
+		     struct bp_pack **ret, void **buf)
+{
+	struct bp_pack_opts po = { .budget = BP_PACK_DEFAULT_BUDGET };
+	struct bp_err err = { 0 };
+	char want[37], have[37];
+	size_t len = 0;
+	int rc;
+
+	if (!path) {
+		if (bp_pack_build(fs, t, &po, buf, &len, NULL, &err))
+			return bp_fail(&err);
+		if (bp_pack_open_mem(*buf, len, ret)) {
+			bp_log_error("bench: the pack built from the trace does not parse");
+			return BP_EX_FAILURE;
+		}
+		return BP_EX_OK;
+	}
+	rc = bp_pack_cli_load(path, ret);
+	if (rc)
+		return rc;
+	bp_uuid_str(fs->super->s_uuid, want);
+	bp_uuid_str(bp_pack_info(*ret)->uuid, have);
+	if (strcmp(want, have)) {
+		bp_log_error("%s: the pack is of filesystem %s, the device holds %s; "
+			     "give the pack of this filesystem", path, have, want);
+		return BP_EX_REFUSED;
+	}
+	return BP_EX_OK;
+}
+
 int cmd_bench(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "trace", required_argument, NULL, 't' },
 		{ "model", required_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, 'J' },
+		{ "pack", required_argument, NULL, 'p' },
 		{ "stream-out", required_argument, NULL, 'S' },
 		{ "svg", required_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
@@ -248,17 +370,20 @@ int cmd_bench(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct bp_disk_model *models[MAX_MODELS];
-	struct bp_stream before = { 0 }, now = { 0 };
+	struct bp_stream before = { 0 }, now = { 0 }, strat[BP_STRATEGY_NR] = { { 0 } };
 	struct bp_err err = { 0 };
+	struct bp_pack *pack = NULL;
+	void *pack_buf = NULL;
+	const char *pack_path = NULL;
 	struct bp_trace *t = NULL;
 	const char *trace_path = NULL, *stream_path = NULL, *svg_path = NULL;
 	const struct bp_disk_model *svg_model = NULL;
 	ext2_filsys fs = NULL;
 	size_t nmodels = 0, i;
 	struct bp_dev dev;
-	int c, json = 0, ret;
+	int c, json = 0, ret, k;
 
-	while ((c = getopt_long(argc, argv, "t:m:Jh" BP_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:m:p:Jh" BP_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			trace_path = optarg;
@@ -279,6 +404,9 @@ int cmd_bench(int argc, char **argv)
 			break;
 		case 'J':
 			json = 1;
+			break;
+		case 'p':
+			pack_path = optarg;
 			break;
 		case 'S':
 			stream_path = optarg;
@@ -324,8 +452,19 @@ int cmd_bench(int argc, char **argv)
 		ret = bp_fail(&err);
 		goto out;
 	}
+	ret = open_pack(pack_path, fs, t, &pack, &pack_buf);
+	if (ret)
+		goto out;
+	for (k = 0; k < BP_STRATEGY_NR; k++) {
+		struct bp_strategy_in in = { .t = t, .fs = fs, .pack = pack };
+
+		if (bp_strategy_build((enum bp_strategy)k, &in, &strat[k], &err)) {
+			ret = bp_fail(&err);
+			goto out;
+		}
+	}
 	if (stream_path) {
-		ret = write_streams(stream_path, &before, &now);
+		ret = write_streams(stream_path, &before, &now, strat);
 		if (ret)
 			goto out;
 	}
@@ -334,8 +473,12 @@ int cmd_bench(int argc, char **argv)
 		if (ret)
 			goto out;
 	}
-	ret = report(trace_path, &dev, models, nmodels, &before, &now, json);
+	ret = report(trace_path, &dev, models, nmodels, &before, &now, strat, json);
 out:
+	for (k = 0; k < BP_STRATEGY_NR; k++)
+		bp_stream_free(&strat[k]);
+	bp_pack_free(pack);
+	free(pack_buf);
 	bp_stream_free(&before);
 	bp_stream_free(&now);
 	if (fs)
