@@ -10,7 +10,9 @@
  *              metadata interleaved by first access; each range is its own
  *              request(s) of at most the kernel's readahead window
  *              (BP_STOCK_RA_WINDOW, the bench guest's read_ahead_kb), never
- *              merged with the range before (a demand read). The strategies
+ *              merged with the range before (a demand read); a file's first
+ *              range starts with the kernel's initial window
+ *              (BP_STOCK_INITIAL_WINDOW). The strategies
  *              but bootpack read metadata this way too, in whichever process
  *              opens the files.
  *  sreadahead  bench/boot/sreadahead-style.c: files in first-access order,
@@ -51,6 +53,7 @@
 #include "tracefile.h"
 
 #define BP_STOCK_RA_WINDOW (128ULL << 10)	/* read_ahead_kb = 128 */
+#define BP_STOCK_INITIAL_WINDOW (16ULL << 10)	/* a file's first read: 4 pages */
 #define BP_SREADAHEAD_THREADS 4
 #define BP_SREADAHEAD_MAX_RANGES 6		/* per file, as sreadahead's packer */
 #define BP_UREADAHEAD_ITABLE_FILES 8		/* groups with more files: preload */
