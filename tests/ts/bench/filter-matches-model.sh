@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The nbdkit filter bootpack-delay (bench/boot/) and bootpack bench charge
 # the same request stream the same: a real trace of an aged image gives the
-# two streams bench models (traced and current layout); each is replayed,
+# two streams bench models (traced and current layout) and two of its
+# strategies (stock, ureadahead: many small requests); each is replayed,
 # one NBD request per read, through nbdkit + the filter, and the busy time
 # in the filter's log must be within 2 % of bench's time, per model. The
 # replay must also take at least that long (the filter really delays), and
@@ -71,7 +72,9 @@ compare() {
 			bench=$("$py" -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-print([m for m in d["bench"]["models"] if m["model"] == sys.argv[2]][0][sys.argv[3]]["seconds"])
+m = [m for m in d["bench"]["models"] if m["model"] == sys.argv[2]][0]
+s = {x["strategy"]: x for x in m["strategies"]}	# the strategies (strategy.h)
+print((m[sys.argv[3]] if sys.argv[3] in m else s[sys.argv[3]])["seconds"])
 ' "$BP_TMPDIR/bench.json" $model $layout)
 			read -r reqs busy < <(awk '!/^#/ { n++; s += $5 } END { printf "%d %.6f\n", n, s / 1e6 }' "$log")
 			wall=$(cat "$BP_TMPDIR/wall")
@@ -85,8 +88,8 @@ print([m for m in d["bench"]["models"] if m["model"] == sys.argv[2]][0][sys.argv
 		done
 	done
 }
-# The aged layout (scattered), then after relayout (one region).
-compare traced
+# The aged layout (scattered), two of the strategies, then after relayout (one region).
+compare traced stock ureadahead
 "$BOOTPACK" relayout --no-undo --trace "$BP_TMPDIR/boot.trace" "$img" >/dev/null
 bp_expect_exit 0 "$BOOTPACK" bench --json --stream-out "$BP_TMPDIR/stream" \
 	--trace "$BP_TMPDIR/boot.trace" "$img"

@@ -28,7 +28,9 @@ root = ET.parse(svg).getroot()
 assert root.tag == ns + "svg", root.tag
 n = {"traced": 0, "now": 0}
 for line in open(stream):
-    n[line.split()[0]] += 1
+    k = line.split()[0]
+    if k in n:  # the strategies' streams (stock, ...) are not drawn
+        n[k] += 1
 marks = [r for r in root.iter(ns + "rect") if r.get("fill-opacity") == "0.7"]
 dots = list(root.iter(ns + "circle"))
 texts = ["".join(t.itertext()) for t in root.iter(ns + "text")]
