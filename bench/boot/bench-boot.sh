@@ -10,6 +10,9 @@
 #   bench-boot.sh boot [options]              one boot, figures in --out DIR
 #   bench-boot.sh run                         everything: MODELS x STRATEGIES x BOOTS
 #   bench-boot.sh report RUNDIR               tables of a run
+#   bench-boot.sh model [RESULTS.json]        bootpack bench's ranking of the
+#                                             strategies against a run's (default:
+#                                             the newest results/*.json)
 #
 # Environment: BOOTBENCH_DIR (cache, default /work/bootbench), BUILD (the
 # bootpack build tree, default the source tree), MODELS, STRATEGIES, BOOTS,
@@ -465,12 +468,33 @@ do_run() {
 	log "results: $rundir/results.md, $HERE/results/${stamp}.md"
 }
 
+# ------------------------------------------------------------ model vs real
+# bootpack bench on the same trace and a copy of the relaid image with its
+# pack, then model-vs-real.py: do the model and the real boots rank the four
+# strategies alike? Exit 1 when they do not.
+do_model() {
+	local res=${1:-} d rc=0
+	[ -n "$res" ] || res=$(ls -t "$HERE"/results/*.json | head -n 1)
+	[ -f "$BB/img/bootpack.img" ] && [ -f "$BB/img/bootpack.pack" ] && [ -f "$BB/traced/boot.trace" ] ||
+		die "no relaid image, pack or trace in $BB: run 'bench-boot.sh prepare bootpack' first"
+	d=$(mktemp -d "${TMPDIR:-/tmp}/bench-model.XXXXXX")
+	trap 'rm -rf "$d"' EXIT
+	cp --sparse=always "$BB/img/bootpack.img" "$d/bootpack.img"
+	"$BUILD/bootpack" bench --json --trace "$BB/traced/boot.trace" --pack "$BB/img/bootpack.pack" \
+		"$d/bootpack.img" >"$d/model.json"
+	/usr/bin/python3 "$HERE/model-vs-real.py" "$res" "$d/model.json" || rc=$?
+	rm -rf "$d"
+	trap - EXIT
+	return $rc
+}
+
 # one compound command: bash has read all of it before running any, so the
 # script can be edited while a long run goes on
 {
 case ${1:-} in
 run) do_run ;;
 report) shift; /usr/bin/python3 "$HERE/report.py" table "$1" ;;
+model) shift; do_model "$@" ;;
 calibrate) do_calibrate ;;
 traced) do_traced ;;
 prepare) shift; for s in "$@"; do do_prepare "$s"; done ;;
