@@ -30,6 +30,7 @@ static errcode_t push(struct builder *b, uint64_t off, uint64_t len)
 		return ENOMEM;
 	s->ios[s->n].offset = off;
 	s->ios[s->n].length = len;
+	s->ios[s->n].type = BP_IO_READ;
 	s->n++;
 	return 0;
 }
