@@ -129,6 +129,9 @@ int main(int argc, char **argv)
 	}
 	memset(&s, 0, sizeof(s));
 	if (min_piece >= 0) {
+		/* 0 bytes = no minimum: one block */
+		struct rl_build b = { .min_piece = min_piece ? (uint64_t)min_piece : 1 };
+
 		rc = ext2fs_read_block_bitmap(fs);
 		if (rc)
 			die("block bitmap", rc);
@@ -136,7 +139,7 @@ int main(int argc, char **argv)
 		memset(&rep, 0, sizeof(rep));
 		o.device = argv[1];
 		o.trace = t;
-		if (rl_stream_build2(fs, t, 0, (uint64_t)min_piece, &s, &err) ||
+		if (rl_stream_build2(fs, t, &b, &s, &err) ||
 		    rl_plan(&s, &o, 0, &rep, &err)) {
 			fprintf(stderr, "bench-layout: %s\n", bp_err_str(&err));
 			return 1;

@@ -120,6 +120,10 @@ static void usage(void)
 	       "     --whole-files       move whole files, not only the traced ranges\n"
 	       "     --region <start>[:<len>]\n"
 	       "                         put the boot set at this block (must be free)\n"
+	       "     --first <path>      lay this file or directory out whole at the\n"
+	       "                         head of the region (repeat; default: the reader\n"
+	       "                         " BP_SBINDIR "/bootpack-read and " BP_STATEDIR ";\n"
+	       "                         '' for none)\n"
 	       " -P, --pack <file>       write the pack for the new layout here\n"
 	       "     --no-pack           do not rewrite a pack (default: rewrite\n"
 	       "                         " BP_STATEDIR "/pack if it is of this filesystem)\n"
@@ -341,6 +345,7 @@ int cmd_relayout(int argc, char **argv)
 		OPT_WHOLE_FILES,
 		OPT_REGION,
 		OPT_NO_PACK,
+		OPT_FIRST,
 	};
 	static const struct option longopts[] = {
 		{ "trace", required_argument, NULL, 't' },
@@ -354,6 +359,7 @@ int cmd_relayout(int argc, char **argv)
 		{ "region", required_argument, NULL, OPT_REGION },
 		{ "pack", required_argument, NULL, 'P' },
 		{ "no-pack", no_argument, NULL, OPT_NO_PACK },
+		{ "first", required_argument, NULL, OPT_FIRST },
 		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		BP_COMMON_LONGOPTS,
@@ -368,6 +374,9 @@ int cmd_relayout(int argc, char **argv)
 	struct bp_dev dev;
 	const char *trace_path = NULL, *undo = NULL, *pack_path = NULL;
 	enum bp_repack_mode pack_mode = BP_REPACK_AUTO;
+	static const char *const first_default[] = { BP_SBINDIR "/bootpack-read", BP_STATEDIR };
+	const char *first[16];
+	size_t nfirst = 0;
 	char undo_buf[4096];
 	int c, json = 0, bar = 0, pfd = -1, no_undo = 0, quiet, ret;
 	uint64_t v;
@@ -423,6 +432,15 @@ int cmd_relayout(int argc, char **argv)
 			break;
 		case OPT_NO_PACK:
 			pack_mode = BP_REPACK_NEVER;
+			break;
+		case OPT_FIRST:
+			if (nfirst == ARRAY_SIZE(first) || (*optarg && *optarg != '/')) {
+				bp_log_error("relayout: invalid --first '%s' (an absolute path on "
+					     "the filesystem, at most %zu of them)",
+					     optarg, ARRAY_SIZE(first));
+				return bp_errtryhelp("relayout");
+			}
+			first[nfirst++] = optarg;
 			break;
 		case 'f':
 			o.force = 1;
@@ -490,6 +508,13 @@ int cmd_relayout(int argc, char **argv)
 
 	o.device = dev.path;
 	o.trace = trace;
+	if (nfirst) {
+		o.first = first;
+		o.nfirst = nfirst;
+	} else {
+		o.first = first_default;
+		o.nfirst = ARRAY_SIZE(first_default);
+	}
 	o.undo_file = undo;
 	if (bar || pfd >= 0) {
 		bp_progress_init(&prog, bar && !quiet, pfd, dev.path);

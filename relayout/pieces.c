@@ -32,7 +32,7 @@ int rl_piece_cmp(const void *a, const void *b)
 	const struct piece *x = a, *y = b;
 
 	if (x->front != y->front)
-		return x->front ? -1 : 1;
+		return x->front > y->front ? -1 : 1;
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;

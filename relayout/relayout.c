@@ -49,6 +49,8 @@ static errcode_t open_and_plan(const struct bp_relayout_opts *o, io_manager io, 
 			       ext2_filsys *fsp, struct rl_stream *s,
 			       struct bp_relayout_report *rep, struct bp_err *err)
 {
+	struct rl_build b = { .whole_files = o->whole_files, .first = o->first,
+			       .nfirst = o->nfirst };
 	struct rl_owners ow = { 0 };
 	ext2_filsys fs = NULL;
 	struct rl_readwatch w;
@@ -84,7 +86,7 @@ static errcode_t open_and_plan(const struct bp_relayout_opts *o, io_manager io, 
 		goto fail;
 	rl_progress(o, BP_RL_PASS_PLAN, "Planning", 1, 3);
 	rl_readwatch_start(fs, &w);
-	rc = rl_stream_build(fs, o->trace, o->whole_files, s, err);
+	rc = rl_stream_build2(fs, o->trace, &b, s, err);
 	if (!rc)
 		rc = rl_readwatch_check(fs, &w, o->device, err);
 	if (rc)
@@ -115,6 +117,8 @@ fail:
 static errcode_t apply(ext2_filsys fs, struct rl_stream *s, const struct bp_relayout_opts *o,
 		       struct bp_relayout_report *rep, struct bp_err *err)
 {
+	struct rl_build b = { .whole_files = o->whole_files, .first = o->first,
+			       .nfirst = o->nfirst };
 	blk64_t start = rep->region_start, wlen = rep->window_blocks, n;
 	struct bp_relayout_report fill;
 	errcode_t rc;
@@ -138,7 +142,7 @@ static errcode_t apply(ext2_filsys fs, struct rl_stream *s, const struct bp_rela
 		return rc;
 	/* The boot files' own mappings may have changed: build and place again. */
 	rl_stream_free(s);
-	rc = rl_stream_build(fs, o->trace, o->whole_files, s, err);
+	rc = rl_stream_build2(fs, o->trace, &b, s, err);
 	if (rc)
 		return rc;
 	memset(&fill, 0, sizeof(fill));

@@ -34,6 +34,14 @@ struct bp_relayout_opts {
 	int dry_run, whole_files;
 	int force;			/* accept s_lastcheck < s_mtime (only that) */
 	uint64_t region_start, region_len;	/* blocks; 0 = automatic */
+	/*
+	 * Paths read before the boot starts, laid out whole at the very head
+	 * of the region, in this order, when they exist on the filesystem:
+	 * the reader itself and the pack's directory (the traced boot ran
+	 * without them). NULL = none.
+	 */
+	const char *const *first;
+	size_t nfirst;
 	bp_progress_fn progress;
 	void *progress_ctx;
 	/*

@@ -119,9 +119,15 @@ errcode_t rl_validate_plan(const struct rl_stream *s, const struct rl_owners *ow
 /* bootset.c */
 errcode_t rl_stream_build(ext2_filsys fs, const struct bp_trace *t, int whole_files,
 			  struct rl_stream *s, struct bp_err *err);
-/* As rl_stream_build, with another minimum piece (bytes; benchmarks). */
-errcode_t rl_stream_build2(ext2_filsys fs, const struct bp_trace *t, int whole_files,
-			   uint64_t min_piece, struct rl_stream *s, struct bp_err *err);
+/* How to build the stream: rl_stream_build's defaults, or these. */
+struct rl_build {
+	int whole_files;
+	uint64_t min_piece;		/* bytes; 0 = RL_MIN_PIECE_BYTES */
+	const char *const *first;	/* bp_relayout_opts.first */
+	size_t nfirst;
+};
+errcode_t rl_stream_build2(ext2_filsys fs, const struct bp_trace *t, const struct rl_build *b,
+			   struct rl_stream *s, struct bp_err *err);
 void rl_stream_free(struct rl_stream *s);
 /* Physical runs of the stream as it is now (before) or as planned (after). */
 typedef void (*rl_run_fn)(void *ctx, blk64_t start, blk64_t len);

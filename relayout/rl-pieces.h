@@ -20,9 +20,12 @@ struct piece {
 	size_t seq;		/* creation order: ties keep directories first */
 	uint32_t item;
 	uint8_t kind;
-	uint8_t front;		/* a listed directory: before every other piece */
+	uint8_t front;		/* RL_FRONT_*: before every other piece */
 	size_t first, n;	/* PIECE_RANGES: it->tr[first .. first + n) */
 };
+
+/* Tiers at the head of the region, highest first. */
+enum { RL_FRONT_NONE, RL_FRONT_LISTED_DIR, RL_FRONT_FIRST };
 
 struct pieces {
 	struct piece *v;
@@ -32,7 +35,7 @@ struct pieces {
 errcode_t rl_piece_add(struct pieces *p, uint32_t item, int kind, uint64_t rank,
 		       size_t first, size_t n);
 
-/* qsort order of pieces: listed directories first, then rank, then creation. */
+/* qsort order of pieces: front tier (highest first), then rank, then creation. */
 int rl_piece_cmp(const void *a, const void *b);
 
 /* Cut item idx's traced ranges (it->tr) into pieces of at least minb blocks. */
