@@ -381,20 +381,26 @@ do_prepare() {
 	bootpack)
 		local rd=${BOOTPACK_READ:-$BUILD/bootpack-read}
 		file "$rd" | grep -q 'statically linked' || die "$rd is not static: configure --enable-static-reader"
+		# the reader's time cap (max_ms, 60 s as init=) is guest wall time, which
+		# the scaled disk stretches: no cap in the bench (BP_MAX_MS to set one)
+		printf '# bench-boot\nmax_ms = %s\n' "${BP_MAX_MS:-0}" > "$BB/img/$s.conf"
+		# the reader is installed first, as a package would be: relayout puts
+		# it and the pack's directory at the head of the region (--first)
+		install_into "$img.tmp" "$rd" /usr/sbin/bootpack-read 0755 \
+			"$BB/img/$s.conf" /etc/bootpack.conf 0644
+		install_into "$img.tmp" /dev/null /var/lib/bootpack/.keep 0644
+		e2fsck -fy "$img.tmp" > "$BB/logs/fsck-install-$s.log" 2>&1 ||
+			die "e2fsck after installing the reader: $BB/logs/fsck-install-$s.log"
 		# relayout writes the pack: it knows where the boot set was, so the
 		# traced metadata there is left out and the new places put in
 		rm -f "$BB/img/$s.pack"
 		"$BUILD/bootpack" relayout --no-undo --pack "$BB/img/$s.pack" --trace "$BB/traced/boot.trace" \
+			--first /usr/sbin/bootpack-read --first /var/lib/bootpack \
 			"$img.tmp" > "$BB/logs/relayout-$s.log" 2>&1 ||
 			{ tail "$BB/logs/relayout-$s.log"; die "relayout failed"; }
 		"$BUILD/bootpack" dump "$BB/img/$s.pack" > "$BB/logs/pack-$s.log" 2>&1 ||
 			{ tail "$BB/logs/pack-$s.log"; die "no pack"; }
-		# the reader's time cap (max_ms, 60 s as init=) is guest wall time, which
-		# the scaled disk stretches: no cap in the bench (BP_MAX_MS to set one)
-		printf '# bench-boot\nmax_ms = %s\n' "${BP_MAX_MS:-0}" > "$BB/img/$s.conf"
-		install_into "$img.tmp" "$rd" /sbin/bootpack-read 0755 \
-			"$BB/img/$s.pack" /var/lib/bootpack/pack 0644 \
-			"$BB/img/$s.conf" /etc/bootpack.conf 0644
+		install_into "$img.tmp" "$BB/img/$s.pack" /var/lib/bootpack/pack 0644
 		e2fsck -fn "$img.tmp" > "$BB/logs/fsck-$s.log" 2>&1 || die "e2fsck -fn after relayout: $BB/logs/fsck-$s.log"
 		"$BUILD/bootpack" verify --trace "$BB/traced/boot.trace" "$img.tmp" > "$BB/logs/verify-$s.log" 2>&1 || true
 		;;
