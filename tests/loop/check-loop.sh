@@ -391,7 +391,7 @@ do_faults() {
 do_model() {
 	need_root
 	export MODEL=${MODEL:-hdd-5k160}
-	export EXTRA_CMDLINE="loopbench.wait=${MODEL_WAIT:-400}"
+	export EXTRA_CMDLINE="loopbench.wait=${MODEL_WAIT:-150}"
 	local a=$LB/model-a.img b=$LB/model-b.img n
 	cp --sparse=always "$LB/after-boot-1.img" "$a"
 	cp --sparse=always "$LB/after-boot-1.img" "$b"
