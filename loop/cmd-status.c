@@ -13,6 +13,7 @@
 #include "log.h"
 #include "loop.h"
 #include "pack-parse.h"
+#include "strutils.h"
 
 static void usage(void)
 {
@@ -25,6 +26,8 @@ static void usage(void)
 	       "Options:\n"
 	       " -r, --root <dir>    the system mounted at dir (an image, a chroot)\n"
 	       "     --sample        sample the pack's hit rate now (end of boot), record it\n"
+	       "     --boot-us <us>  with --sample: when the boot reached default.target\n"
+	       "                       (microseconds since the kernel started; 0: unknown)\n"
 	       " -h, --help          display this help\n"
 	       "\n"
 	       "For more details see bootpack-setup(8).\n");
@@ -64,10 +67,11 @@ static const char *next_boot(enum bp_phase p)
 
 int cmd_status(int argc, char **argv)
 {
-	enum { OPT_SAMPLE = OPT_COMMON_BASE };
+	enum { OPT_SAMPLE = OPT_COMMON_BASE, OPT_BOOT_US };
 	static const struct option longopts[] = {
 		{ "root", required_argument, NULL, 'r' },
 		{ "sample", no_argument, NULL, OPT_SAMPLE },
+		{ "boot-us", required_argument, NULL, OPT_BOOT_US },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -78,7 +82,11 @@ int cmd_status(int argc, char **argv)
 	char path[PATH_MAX], when[64];
 	struct bp_pack *p = NULL;
 	const char *why = NULL;
+	struct bp_loop_sample v[BP_LOOP_JUDGE_WINDOW];
+	struct bp_loop_verdict j;
+	uint64_t boot_us = 0;
 	int sample = 0, ch, rc;
+	size_t n;
 	errcode_t ret;
 
 	while ((ch = getopt_long(argc, argv, "r:h", longopts, NULL)) != -1) {
@@ -88,6 +96,14 @@ int cmd_status(int argc, char **argv)
 			break;
 		case OPT_SAMPLE:
 			sample = 1;
+			break;
+		case OPT_BOOT_US:
+			/* empty: systemctl had no value (not booted with systemd) */
+			if (*optarg && bp_parse_u64(optarg, &boot_us)) {
+				bp_log_error("status: --boot-us: '%s' is not a number of "
+					     "microseconds", optarg);
+				return bp_errtryhelp("status");
+			}
 			break;
 		case 'h':
 			usage();
@@ -101,7 +117,7 @@ int cmd_status(int argc, char **argv)
 		return bp_errtryhelp("status");
 	}
 	if (sample) {
-		ret = bp_loop_sample(&o, &s, &err);
+		ret = bp_loop_sample(&o, boot_us / 1000, &s, &err);
 		if (ret == ENOENT)
 			return BP_EX_OK;	/* not a read boot: nothing to sample */
 		if (ret)
@@ -110,6 +126,10 @@ int cmd_status(int argc, char **argv)
 		       "files)%s\n", s.hit_pct, (unsigned long long)s.resident,
 		       (unsigned long long)s.packed, (unsigned long long)s.changed,
 		       s.changed_files, s.retraced ? "; a new trace is scheduled" : "");
+		if (!s.read)
+			printf("a control boot: the pack was not read\n");
+		if (bp_loop_load(o.root, &st, &err) == 0 && st.phase == BP_PHASE_OFF)
+			printf("turned off: %s\n", st.reason);
 		return BP_EX_OK;
 	}
 	ret = bp_loop_load(o.root, &st, &err);
@@ -151,6 +171,20 @@ int cmd_status(int argc, char **argv)
 		       (unsigned long long)s.packed);
 	} else {
 		printf("Hit rate:    not sampled yet\n");
+	}
+	bp_loop_path(o.root, BP_STATEDIR BP_LOOP_CONTROL_FILE, path, sizeof(path));
+	if (bp_loop_pack_samples(o.root, &st, v, &n, &err) == 0) {
+		bp_loop_judge(v, n, &j);
+		if (st.phase == BP_PHASE_OFF && strncmp(st.reason, "readahead", 9) == 0)
+			printf("Readahead:   off, it does not pay on this disk (see reason)\n");
+		else if (!j.nread && !j.ncontrol)
+			printf("Readahead:   no boot measured yet\n");
+		else
+			printf("Readahead:   %s: read boots %llu ms (median of %u), boots without "
+			       "it %llu ms (median of %u)%s\n", !j.decided ? "not decided yet" :
+			       j.pays ? "pays" : "does not pay", (unsigned long long)j.read_ms,
+			       j.nread, (unsigned long long)j.control_ms, j.ncontrol,
+			       access(path, F_OK) == 0 ? "; the next boot is a control boot" : "");
 	}
 	printf("Stale:       %s\n", st.phase == BP_PHASE_TRACE && st.reason[0] &&
 	       strncmp(st.reason, "stale", 5) == 0 ? "yes, a new trace is scheduled" :

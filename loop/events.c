@@ -20,9 +20,12 @@
 errcode_t bp_loop_retrace(const struct bp_setup_opts *o, struct bp_loop_state *st,
 			  const char *reason, struct bp_err *err)
 {
-	char args[1024];
+	char args[1024], ctl[PATH_MAX];
 	errcode_t ret;
 
+	/* a control boot scheduled for the old pack does not apply to the next trace */
+	bp_loop_path(o->root, BP_STATEDIR BP_LOOP_CONTROL_FILE, ctl, sizeof(ctl));
+	unlink(ctl);
 	st->phase = BP_PHASE_TRACE;
 	st->phase_time = time(NULL);
 	st->low_hits = 0;
@@ -124,8 +127,17 @@ static errcode_t event_boot(const struct bp_setup_opts *o, struct bp_loop_state 
 		if (ret)
 			return ret == ENOENT ? bp_err_set(err, ENOENT, "%s: the relayout wrote no "
 							  "pack", a) : ret;
+		bp_loop_path(o->root, BP_STATEDIR BP_LOOP_CONTROL_FILE, a, sizeof(a));
+		unlink(a);
 		st->phase = BP_PHASE_READ;
 		st->relayout_time = st->phase_time = time(NULL);
+		/* the samples of the old pack end here (bp_loop_pack_samples()) */
+		bp_loop_path(o->root, BP_STATEDIR "/stats", a, sizeof(a));
+		fp = fopen(a, "ae");
+		if (fp) {
+			fprintf(fp, "pack time=%lld\n", (long long)st->relayout_time);
+			fclose(fp);
+		}
 		st->attempts = 0;
 		st->low_hits = 0;
 		snprintf(st->reason, sizeof(st->reason), "relaid out at boot");

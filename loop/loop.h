@@ -121,29 +121,72 @@ errcode_t bp_loop_event(const struct bp_setup_opts *o, enum bp_event ev, struct 
 errcode_t bp_loop_retrace(const struct bp_setup_opts *o, struct bp_loop_state *st,
 			  const char *reason, struct bp_err *err);
 
-/* ---- hit rate ---------------------------------------------------------------- */
+/* ---- hit rate, and whether readahead pays ---------------------------------- */
 
 #define BP_LOOP_HIT_THRESHOLD 50	/* percent */
 #define BP_LOOP_LOW_SAMPLES 2		/* consecutive low samples before a re-trace */
+
+/*
+ * Does reading the pack make this machine's boot faster? Measured, not
+ * guessed from the disk's rotational flag: every BP_LOOP_CONTROL_EVERY-th
+ * boot of the read phase is a control boot (the reader skips itself: the
+ * state directory holds BP_LOOP_CONTROL_FILE), and each sample records the
+ * time the boot reached default.target. Once there are BP_LOOP_JUDGE_MIN
+ * boots of each kind, the loop turns itself off when the median read boot
+ * is not BP_LOOP_PAY_MARGIN percent faster than the median control boot.
+ */
+#define BP_LOOP_CONTROL_FILE "/control-boot"	/* under BP_STATEDIR */
+#define BP_LOOP_CONTROL_EVERY 4		/* until decided: 1 control boot in 4 */
+#define BP_LOOP_CONTROL_EVERY_PAYS 16	/* once readahead was shown to pay */
+#define BP_LOOP_JUDGE_MIN 2		/* boots of each kind before deciding */
+#define BP_LOOP_JUDGE_WINDOW 24		/* the last samples of the pack considered */
+#define BP_LOOP_PAY_MARGIN 2		/* percent */
 
 struct bp_loop_sample {
 	time_t when;
 	uint64_t packed, resident, changed;
 	unsigned int hit_pct;		/* resident and unchanged / packed */
 	unsigned int changed_files;
+	int read;			/* 1: the reader ran; 0: a control boot */
+	uint64_t boot_ms;		/* the boot reached default.target, 0: unknown */
 	int retraced;			/* this sample scheduled a new trace */
 };
 
+/* One line of BP_STATEDIR/stats; fields of later versions are optional. 0 or -EINVAL. */
+int bp_loop_parse_sample(const char *line, struct bp_loop_sample *s);
+
+struct bp_loop_verdict {
+	unsigned int nread, ncontrol;		/* samples with a boot time */
+	uint64_t read_ms, control_ms;		/* their medians */
+	int decided;				/* enough of both kinds */
+	int pays;				/* decided: read boots are faster */
+};
+
+/* Judge samples (oldest first; only the last BP_LOOP_JUDGE_WINDOW count). */
+void bp_loop_judge(const struct bp_loop_sample *v, size_t n, struct bp_loop_verdict *out);
+
 /*
- * End of a boot read from the pack: sample the pack's residency (mincore),
- * append a line to BP_STATEDIR/stats, and schedule a new trace after
- * BP_LOOP_LOW_SAMPLES consecutive samples under BP_LOOP_HIT_THRESHOLD.
+ * The samples of the current pack (after the last "pack" line of the stats
+ * file, which a relayout writes, and since st->relayout_time), oldest first,
+ * at most BP_LOOP_JUDGE_WINDOW; *n = 0 when there is no stats file.
+ */
+errcode_t bp_loop_pack_samples(const char *root, const struct bp_loop_state *st,
+			       struct bp_loop_sample *v, size_t *n, struct bp_err *err);
+
+/*
+ * End of a boot read from the pack (or of a control boot): sample the pack's
+ * residency (mincore), append a line to BP_STATEDIR/stats with boot_ms (the
+ * time the boot reached default.target, 0 if unknown). A read boot schedules
+ * a new trace after BP_LOOP_LOW_SAMPLES consecutive samples under
+ * BP_LOOP_HIT_THRESHOLD. Then the verdict: readahead that does not pay turns
+ * the loop off (phase off, the pack renamed to pack.off, the reason in the
+ * state); otherwise the next control boot is scheduled when it is due.
  * ENOENT: no pack or not in the read phase (nothing written).
  */
-errcode_t bp_loop_sample(const struct bp_setup_opts *o, struct bp_loop_sample *s,
-			 struct bp_err *err);
+errcode_t bp_loop_sample(const struct bp_setup_opts *o, uint64_t boot_ms,
+			 struct bp_loop_sample *s, struct bp_err *err);
 
-/* The last line of BP_STATEDIR/stats; ENOENT if there is none. */
+/* The last sample of a read boot in BP_STATEDIR/stats; ENOENT if there is none. */
 errcode_t bp_loop_last_sample(const char *root, struct bp_loop_sample *s, struct bp_err *err);
 
 #endif /* BP_LOOP_H */

@@ -98,5 +98,44 @@ bp_expect_exit 0 "$BOOTPACK" status --root "$ROOT" --sample
 bp_grep 'a new trace is scheduled' "$BP_TMPDIR/out"
 [ "$(phase)" = trace ] || bp_fail "two low samples did not schedule a trace"
 bp_grep '^reason=stale: hit rate [0-9]+% under 50% on 2 boots$' "$state"
-[ "$(grep -c '^time=' "$ROOT/var/lib/bootpack/stats")" = 4 ] || bp_fail "stats lines"
+[ "$(grep -c "^time=" "$ROOT/var/lib/bootpack/stats")" = 4 ] || bp_fail "stats lines"
+
+# does readahead pay? Every 4th boot of the read phase is a control boot (the
+# reader units skip themselves while control-boot exists); the relayout boot
+# is not timed; read boots no faster than control boots turn the loop off
+ctl=$ROOT/var/lib/bootpack/control-boot
+echo "done in 2 s" >"$run/relayout.status"
+sed -i 's/^phase=.*/phase=relayout/' "$state"
+bp_expect_exit 0 "$BOOTPACK" setup --root "$ROOT" --event boot
+[ "$(phase)" = read ] || bp_fail "phase $(phase)"
+cat "$ROOT"/usr/lib/x/* >/dev/null
+bp_expect_exit 0 "$BOOTPACK" status --root "$ROOT" --sample --boot-us 190000000
+tail -n 1 "$ROOT/var/lib/bootpack/stats" | grep -q ' read=1 boot_ms=0$' ||
+	bp_fail "the relayout boot was timed: $(tail -n 1 "$ROOT/var/lib/bootpack/stats")"
+rm -f "$run/relayout.status.taken"
+bp_expect_exit 0 "$BOOTPACK" status --root "$ROOT" --sample --boot-us 50000000
+[ ! -e "$ctl" ] || bp_fail "a control boot after 2 read boots"
+bp_expect_exit 0 "$BOOTPACK" status --root "$ROOT" --sample --boot-us 50100000
+[ -e "$ctl" ] || bp_fail "no control boot after 3 read boots"
+bp_expect_exit 0 "$BOOTPACK" status --root "$ROOT"
+bp_grep '^Readahead: +not decided yet: read boots 50050 ms \(median of 2\), boots without it 0 ms \(median of 0\); the next boot is a control boot$' "$BP_TMPDIR/out"
+grep -q 'ConditionPathExists=!/var/lib/bootpack/control-boot' "$top_builddir/boot/bootpack-read.service" ||
+	bp_fail "bootpack-read.service does not skip a control boot"
+bp_expect_exit 0 "$BOOTPACK" status --root "$ROOT" --sample --boot-us 49000000
+bp_grep '^a control boot: the pack was not read$' "$BP_TMPDIR/out"
+[ ! -e "$ctl" ] || bp_fail "the control boot's file stays"
+tail -n 1 "$ROOT/var/lib/bootpack/stats" | grep -q ' read=0 boot_ms=49000$' || bp_fail "control line"
+for t in 50200000 49900000 50000000; do
+	bp_expect_exit 0 "$BOOTPACK" status --root "$ROOT" --sample --boot-us $t
+	[ "$(phase)" = read ] || bp_fail "phase $(phase) before the second control boot"
+done
+[ -e "$ctl" ] || bp_fail "no second control boot"
+bp_expect_exit 0 "$BOOTPACK" status --root "$ROOT" --sample --boot-us 49500000
+bp_grep '^turned off: readahead does not pay on this disk: boots read from the pack 50\.0 s \(median of 5\), without it 49\.2 s \(median of 2\)' "$BP_TMPDIR/out"
+[ "$(phase)" = off ] || bp_fail "phase $(phase) after readahead did not pay"
+[ ! -e "$ROOT/var/lib/bootpack/pack" ] && [ -f "$ROOT/var/lib/bootpack/pack.off" ] ||
+	bp_fail "the pack is still there for the reader"
+bp_expect_exit 0 "$BOOTPACK" status --root "$ROOT"
+bp_grep '^Readahead: +off, it does not pay on this disk' "$BP_TMPDIR/out"
+bp_grep '^Reason: +readahead does not pay on this disk' "$BP_TMPDIR/out"
 exit 0
