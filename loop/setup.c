@@ -360,6 +360,26 @@ static void remove_file(const struct bp_setup_opts *o, const char *rel)
 		say(o, "removed %s", path);
 }
 
+/* Only a file this verb wrote (an older version wrote DRACUT_CONF, a name users pick too). */
+static void remove_own_file(const struct bp_setup_opts *o, const char *rel)
+{
+	static const char mark[] = "# Written by 'bootpack setup'";
+	char path[PATH_MAX], head[sizeof(mark)] = "";
+	FILE *fp;
+
+	bp_loop_path(o->root, rel, path, sizeof(path));
+	fp = fopen(path, "re");
+	if (!fp)
+		return;
+	if (!fgets(head, sizeof(head), fp))
+		head[0] = '\0';
+	fclose(fp);
+	if (strcmp(head, mark) == 0)
+		remove_file(o, rel);
+	else
+		say(o, "left %s: not written by bootpack setup", path);
+}
+
 static int run(const struct bp_setup_opts *o, const char *const argv[])
 {
 	int status;
@@ -484,10 +504,6 @@ errcode_t bp_setup_install(const struct bp_setup_opts *o, struct bp_setup_check 
 		 "--event packages || true; fi\n", BP_SBINDIR, BP_STATEDIR, BP_SBINDIR);
 	if ((ret = write_file(o, DPKG_HOOK, text, err)))
 		return ret;
-	if (c->dracut && (ret = write_file(o, DRACUT_CONF,
-			"# Written by 'bootpack setup'; removed by 'bootpack setup --undo'.\n"
-			"add_dracutmodules+=\" bootpack \"\n", err)))
-		return ret;
 	st.phase = BP_PHASE_TRACE;
 	snprintf(st.device, sizeof(st.device), "UUID=%s", c->uuid);
 	snprintf(st.reason, sizeof(st.reason), "setup");
@@ -522,7 +538,7 @@ errcode_t bp_setup_undo(const struct bp_setup_opts *o, struct bp_err *err)
 	bp_loop_path(o->root, TRACE_DROPIN_DIR, p, sizeof(p));
 	rmdir(p);
 	remove_file(o, DPKG_HOOK);
-	remove_file(o, DRACUT_CONF);
+	remove_own_file(o, DRACUT_CONF);
 	remove_file(o, GRUB_SNIPPET);
 	remove_file(o, CMDLINE_FILE);
 	if (bp_loop_load(o->root, &st, err) == 0 || exists(o->root, BP_STATEDIR "/loop"))

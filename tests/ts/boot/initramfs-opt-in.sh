@@ -73,6 +73,38 @@ rc=0
 bash -c 'require_binaries() { return 1; }; . "$1"; check' sh "$mod" || rc=$?
 [ "$rc" = 1 ] || bp_fail "dracut check() without the reader returned $rc, expected 1"
 
+# dracut, once 'bootpack setup' ran: the module comes in by itself (check()
+# 0) with the relayout's pieces, and the reader only if asked for as well.
+sed -e "s|@sbindir@|$top_builddir|g" -e "s|@sysconfdir@|$T/etc|g" \
+	-e "s|@bpstatedir@|$T/state|g" -e "s|@pkgdatadir@|$T/share|g" \
+	"$top_srcdir/boot/dracut/90bootpack/module-setup.sh.in" >"$T/module-setup.sh"
+grep -q '@[a-z]*@' "$T/module-setup.sh" && bp_fail "the module names a path this case does not substitute"
+# dracut_install ADD: what install() asks dracut for, one line per call
+dracut_install() {
+	bash -c 'inst_binary() { echo "binary $2"; }; inst_simple() { echo "simple ${2:-$1}"; }
+		inst_hook() { echo "hook $1"; }; inst_multiple() { echo "multiple $*"; }
+		add_dracutmodules=$2; . "$1"; install' sh "$T/module-setup.sh" "$1"
+}
+rc=0
+bash -c 'require_binaries() { return 0; }; . "$1"; check' sh "$T/module-setup.sh" || rc=$?
+[ "$rc" = 255 ] || bp_fail "dracut check() before setup returned $rc, expected 255"
+mkdir -p "$T/state" "$T/share"
+touch "$T/state/loop"
+rc=0
+bash -c 'require_binaries() { return 1; }; . "$1"; check' sh "$T/module-setup.sh" || rc=$?
+[ "$rc" = 0 ] || bp_fail "dracut check() after setup returned $rc, expected 0 (the loop needs it)"
+dracut_install "" >"$T/inst"
+grep -q '^hook pre-mount$' "$T/inst" && grep -q '^binary /sbin/bootpack$' "$T/inst" ||
+	bp_fail "setup ran: the relayout is not in the dracut initramfs: $(cat "$T/inst")"
+! grep -q 'pre-pivot\|bootpack-read' "$T/inst" || bp_fail "setup ran, not asked for: the reader was added"
+dracut_install " foo bootpack " >"$T/inst"
+grep -q '^hook pre-pivot$' "$T/inst" && grep -q '^binary /sbin/bootpack-read$' "$T/inst" &&
+	grep -q '^hook pre-mount$' "$T/inst" || bp_fail "asked for and set up: $(cat "$T/inst")"
+rm "$T/state/loop"
+dracut_install " bootpack " >"$T/inst"
+grep -q '^hook pre-pivot$' "$T/inst" && ! grep -q 'pre-mount' "$T/inst" ||
+	bp_fail "asked for, no setup: $(cat "$T/inst")"
+
 # The documented switches are the ones the scripts read.
 grep -q 'BOOTPACK=y > /etc/initramfs-tools/conf.d/bootpack' "$top_builddir/man/bootpack-read.8" ||
 	bp_fail "bootpack-read(8) does not give the initramfs-tools switch"
