@@ -25,7 +25,7 @@
 #include "jsonwrt.h"
 #include "log.h"
 #include "pack-build.h"
-#include "pack-cli.h"
+#include "show-common.h"
 #include "strategy.h"
 #include "stream.h"
 #include "svg.h"

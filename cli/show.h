@@ -27,11 +27,11 @@ int bp_parse_sort(const char *arg, enum bp_sort *sort);
 
 /* trace/show-trace.c */
 int bp_dump_trace(const char *path, const struct bp_show_opts *o);
-/* relayout/verify-trace.c: contiguity of a trace's boot set on device */
+/* relayout/show-verify-trace.c: contiguity of a trace's boot set on device */
 int bp_verify_trace(const char *trace, const char *device, const struct bp_show_opts *o);
-/* readahead-pack/show-pack.c */
+/* readahead-pack/writer/show-pack.c */
 int bp_dump_pack(const char *path, const struct bp_show_opts *o);
-/* readahead-pack/verify-pack.c: stale entries and contiguity of a pack on device */
+/* readahead-pack/writer/show-verify-pack.c: stale entries and contiguity of a pack on device */
 int bp_verify_pack(const char *pack, const char *device, const struct bp_show_opts *o);
 
 #endif /* BP_SHOW_H */

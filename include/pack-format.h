@@ -4,7 +4,7 @@
  *
  * The pack is what bootpack-read streams at boot. It is written by
  * `bootpack pack` (and by relayout after it moves blocks) and parsed by
- * readahead-pack/pack-parse.c, which bootpack-read links statically: this
+ * readahead-pack/parse/pack-parse.c, which bootpack-read links statically: this
  * header uses nothing but <stdint.h> and <string.h>.
  *
  * Layout of a pack file (all integers little-endian, fixed width; nothing is

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# reader-bench-io.sh --- make bench-reader-io: request sizes at the device per read method
+# bench-reader-io.sh --- make bench-reader-io: request sizes at the device per read method
 #
 # A 512 MiB ext4 image, loop-mounted; FILES files (boot-like sizes, 4 KiB to
 # 4 MiB, fixed seed). A traced cold `cat` of all of them
@@ -16,7 +16,7 @@ set -eu
 : "${top_builddir:=.}"
 R=$top_builddir/bootpack-read
 B=$top_builddir/bootpack
-H=$top_builddir/readahead-pack/reader-bench
+H=$top_builddir/readahead-pack/reader/bench-reader
 FILES=${FILES:-1500}
 RUNS=${RUNS:-3}
 METHODS=${METHODS:-"pread readahead fadvise uring"}

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * verify-trace.c --- bootpack verify --trace: contiguity of a boot set on a device
+ * show-verify-trace.c --- bootpack verify --trace: contiguity of a boot set on a device
  */
 #include <stdio.h>
 #include <time.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * verify-pack.c --- bootpack verify --pack PACK DEV: stale entries, contiguity on disk
+ * show-verify-pack.c --- bootpack verify --pack PACK DEV: stale entries, contiguity on disk
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 #include "jsonwrt.h"
 #include "log.h"
 #include "pack-build.h"
-#include "pack-cli.h"
+#include "show-common.h"
 #include "pack-layout.h"
 #include "pack-verify.h"
 #include "show.h"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# reader-bench.sh --- make bench-reader: bootpack-read's CPU, peak RSS, read methods, binary size
+# bench-reader.sh --- make bench-reader: bootpack-read's CPU, peak RSS, read methods, binary size
 #
 # On a 256 MiB ext4 image, loop-mounted: a 10,000-entry pack (1,000 files of
 # 40 KiB, 4 KiB entries) written by the pack writer over real files.
@@ -14,7 +14,7 @@
 set -eu
 : "${top_builddir:=.}"
 R=$top_builddir/bootpack-read
-H=$top_builddir/readahead-pack/reader-bench
+H=$top_builddir/readahead-pack/reader/bench-reader
 [ "$(id -u)" = 0 ] || { echo "bench-reader: needs root (loop device, drop_caches)"; exit 0; }
 
 tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/bp-bench-reader.XXXXXX")

@@ -11,7 +11,7 @@
 #include "jsonwrt.h"
 #include "log.h"
 #include "pack-build.h"
-#include "pack-cli.h"
+#include "show-common.h"
 #include "pack-layout.h"
 #include "show.h"
 #include "strutils.h"

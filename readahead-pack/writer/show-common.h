@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * pack-cli.h --- what dump and verify share: loading a pack with messages
+ * show-common.h --- what dump and verify share: loading a pack with messages
  */
-#ifndef BP_PACK_CLI_H
-#define BP_PACK_CLI_H
+#ifndef BP_SHOW_COMMON_H
+#define BP_SHOW_COMMON_H
 
 #include <stdint.h>
 
@@ -20,4 +20,4 @@ int bp_pack_cli_load(const char *path, struct bp_pack **ret);
 const char *bp_pack_compat_str(uint32_t v, char *buf, size_t len);
 const char *bp_pack_incompat_str(uint32_t v, char *buf, size_t len);
 
-#endif /* BP_PACK_CLI_H */
+#endif /* BP_SHOW_COMMON_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * pack-cli.c --- loading a pack for dump and verify, feature names
+ * show-common.c --- loading a pack for dump and verify, feature names
  */
 #include <errno.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 
 #include "exitcodes.h"
 #include "log.h"
-#include "pack-cli.h"
+#include "show-common.h"
 #include "strutils.h"
 
 int bp_pack_cli_load(const char *path, struct bp_pack **ret)

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * reader-bench.c --- make bench-reader helper: a real 10,000-entry pack over real files, rusage
+ * bench-reader.c --- make bench-reader helper: a real 10,000-entry pack over real files, rusage
  *
- *   reader-bench mkpack DIR ENTRIES PER_FILE OUT
+ *   bench-reader mkpack DIR ENTRIES PER_FILE OUT
  *       create ENTRIES/PER_FILE files of PER_FILE * 4 KiB under DIR (if
  *       missing) and write, with the pack writer (pack-write.h), a pack of
  *       ENTRIES 4 KiB entries over them, with their real inode, generation,
  *       size, mtime and the filesystem's UUID, so bootpack-read reads them all
- *   reader-bench run CMD ARGS...
+ *   bench-reader run CMD ARGS...
  *       run CMD, print "user_ms sys_ms maxrss_kb wall_ms" of it
  */
 #include <errno.h>
@@ -103,7 +103,7 @@ static int mkpack(const char *dir, unsigned int nent, unsigned int per, const ch
 	d.paths = (const char *const *)paths;
 	d.npaths = nfiles;
 	if (bp_pack_serialize(&d, &buf, &len, &err) || bp_pack_save(out, buf, len, &err)) {
-		fprintf(stderr, "reader-bench: cannot write %s: %s\n", out, err.msg);
+		fprintf(stderr, "bench-reader: cannot write %s: %s\n", out, err.msg);
 		return 1;
 	}
 	printf("%s: %u entries, %u files, %zu bytes (%.1f bytes per entry)\n", out, k, nfiles, len,
@@ -146,6 +146,6 @@ int main(int argc, char **argv)
 			      argv[5]);
 	if (argc > 2 && strcmp(argv[1], "run") == 0)
 		return run(argv + 2);
-	fprintf(stderr, "usage: reader-bench mkpack DIR ENTRIES PER_FILE OUT | run CMD...\n");
+	fprintf(stderr, "usage: bench-reader mkpack DIR ENTRIES PER_FILE OUT | run CMD...\n");
 	return 2;
 }
