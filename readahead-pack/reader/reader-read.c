@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * reader-read.c --- bootpack-read: how a range is read (--method), chunks, io_uring batches
+ *
+ * pread (sendfile(2) to /dev/null when it can), readahead(2) or
+ * POSIX_FADV_WILLNEED in chunks, or io_uring reads queued in batches. The
+ * asynchronous methods get a second pass: what is not resident then is read
+ * again synchronously (refetch).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <unistd.h>
+
+#include "reader-int.h"
+
+int rd_out_of_time(struct rctx *c)
+{
+	if (!c->o->max_ms || c->st->timed_out)
+		return c->st->timed_out;
+	if (bp_reader_now_ms() - c->t0 >= c->o->max_ms)
+		c->st->timed_out = 1;
+	return c->st->timed_out;
+}
+
+/* Read [off, off + len) of fd with method m, in chunks; bytes issued. */
+static uint64_t read_with(struct rctx *c, int fd, uint64_t off, uint64_t len,
+			  enum bp_read_method m)
+{
+	uint64_t done = 0;
+
+	while (done < len && !rd_out_of_time(c)) {
+		size_t n = (size_t)(len - done < c->chunk ? len - done : c->chunk);
+		off_t at = (off_t)(off + done);
+		ssize_t r;
+
+		switch (m) {
+		case BP_READ_READAHEAD:
+			if (readahead(fd, at, n) < 0) {
+				c->st->errors++;
+				return done;
+			}
+			r = (ssize_t)n;
+			break;
+		case BP_READ_FADVISE:
+			if (posix_fadvise(fd, at, (off_t)n, POSIX_FADV_WILLNEED)) {
+				c->st->errors++;
+				return done;
+			}
+			r = (ssize_t)n;
+			break;
+		case BP_READ_PREAD:
+		default:
+			if (c->nullfd < 0 && !c->buf) {
+				c->buf = malloc(BP_READER_CHUNK);
+				if (!c->buf) {
+					c->st->errors++;
+					return done;
+				}
+			}
+			if (c->nullfd >= 0) {
+				/* zero-copy: the pages are read, nothing is copied out */
+				off_t o2 = at;
+
+				r = sendfile(c->nullfd, fd, &o2, n);
+				if (r < 0 && errno == EAGAIN)	/* O_NONBLOCK honoured: copy instead */
+					r = pread(fd, c->buf, n, at);
+				if (r < 0 && (errno == EINVAL || errno == ENOSYS)) {
+					close(c->nullfd);
+					c->nullfd = -1;
+					continue;
+				}
+			} else {
+				r = pread(fd, c->buf, n, at);
+			}
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0) {
+				c->st->errors++;
+				return done;
+			}
+			if (r == 0)
+				return done;	/* end of file or device */
+			break;
+		}
+		done += (uint64_t)r;
+	}
+	return done;
+}
+
+
+/* The descriptor a completed read used, if it is still open; else -1. */
+static int still_open(struct rctx *c, const struct bp_uring_req *r)
+{
+	struct slot *s;
+
+	if (r->tag == TAG_META)
+		return c->devfd == r->fd ? r->fd : -1;
+	s = rd_find_slot(c, (uint32_t)r->tag);
+	return s && s->fd == r->fd ? r->fd : -1;
+}
+
+void rd_count_bytes(struct rctx *c, uint64_t tag, uint64_t n)
+{
+	c->st->bytes += n;
+	if (tag == TAG_META)
+		c->st->meta_bytes += n;
+}
+
+/* Reap completions (waiting for wait_nr); short or failed reads are read synchronously. */
+static void uring_reap(struct rctx *c, unsigned int wait_nr)
+{
+	struct bp_uring_req done[64];
+	unsigned int i, n;
+
+	do {
+		n = bp_uring_reap(c->u, wait_nr, done, sizeof(done) / sizeof(done[0]));
+		wait_nr = 0;
+		for (i = 0; i < n; i++) {
+			const struct bp_uring_req *r = &done[i];
+			uint64_t got = r->res > 0 ? (uint64_t)r->res : 0;
+			int fd;
+
+			rd_count_bytes(c, r->tag, got);
+			if (r->res == 0 || got >= r->len)
+				continue;
+			/* short, or failed (-EAGAIN, -EINVAL of an old kernel ...): pread the rest */
+			fd = still_open(c, r);
+			if (fd < 0) {
+				c->st->errors++;
+				continue;
+			}
+			rd_count_bytes(c, r->tag, read_with(c, fd, r->off + got, r->len - got,
+							 BP_READ_PREAD));
+		}
+	} while (n == sizeof(done) / sizeof(done[0]));
+}
+
+/* Submit the queued reads, then close the descriptors evicted meanwhile. */
+int rd_uring_submit(struct rctx *c)
+{
+	int r = bp_uring_submit(c->u);
+
+	if (!bp_uring_queued(c->u)) {
+		while (c->nzombies)
+			close(c->zombies[--c->nzombies]);
+	}
+	return r;
+}
+
+void rd_uring_drain(struct rctx *c)
+{
+	if (!c->u)
+		return;
+	while (bp_uring_inflight(c->u)) {
+		unsigned int before = bp_uring_inflight(c->u);
+		int r = rd_uring_submit(c);
+
+		uring_reap(c, 1);
+		if (r < 0 && bp_uring_inflight(c->u) == before) {
+			/* cannot submit, nothing completes: give up on what is left */
+			c->st->errors += before;
+			break;
+		}
+	}
+}
+
+/* Queue [off, off + len) of fd in chunks; bytes are counted as they complete. */
+static void uring_range(struct rctx *c, int fd, uint64_t off, uint64_t len, uint64_t tag)
+{
+	uint64_t done = 0;
+
+	while (done < len && !rd_out_of_time(c)) {
+		uint32_t n = (uint32_t)(len - done < c->chunk ? len - done : c->chunk);
+
+		while (bp_uring_queue_read(c->u, fd, off + done, n, tag) == -EBUSY)
+			uring_reap(c, 1);
+		done += n;
+		if (bp_uring_queued(c->u) >= URING_BATCH && rd_uring_submit(c) < 0) {
+			rd_uring_drain(c);	/* cannot submit: let what is in flight end */
+		}
+	}
+}
+
+/*
+ * Pass 2 of the asynchronous methods: pages of [off, off + len) that are
+ * not resident (dropped, or still in flight) are read synchronously, which
+ * waits for those in flight and reads the dropped ones again.
+ */
+static void refetch(struct rctx *c, int fd, uint64_t off, uint64_t len)
+{
+	uint64_t first = off & ~4095ULL, i, npages, run = 0, start = 0;
+	unsigned char *vec;
+	void *map;
+
+	npages = (off + len - first + 4095) / 4096;
+	if (!npages)
+		return;
+	map = mmap(NULL, npages * 4096, PROT_READ, MAP_SHARED, fd, (off_t)first);
+	if (map == MAP_FAILED)
+		return;
+	vec = malloc(npages);
+	if (!vec || mincore(map, npages * 4096, vec) < 0) {
+		free(vec);
+		munmap(map, npages * 4096);
+		return;
+	}
+	munmap(map, npages * 4096);
+	for (i = 0; i <= npages; i++) {
+		if (i < npages && !(vec[i] & 1)) {
+			if (!run++)
+				start = i;
+			continue;
+		}
+		if (run) {
+			uint64_t a = first + start * 4096, b = first + (start + run) * 4096;
+			uint64_t got;
+
+			if (a < off)
+				a = off;
+			if (b > off + len)
+				b = off + len;
+			got = read_with(c, fd, a, b - a, BP_READ_PREAD);
+			c->st->refetched += got;
+		}
+		run = 0;
+	}
+	free(vec);
+}
+
+/* Read [off, off + len) of fd as configured; bytes issued synchronously. */
+uint64_t rd_read_range(struct rctx *c, int fd, uint64_t off, uint64_t len, uint64_t tag)
+{
+	if (c->pass == 2) {
+		refetch(c, fd, off, len);
+		return 0;
+	}
+	if (c->o->method == BP_READ_URING && c->u) {
+		uring_range(c, fd, off, len, tag);
+		return 0;
+	}
+	return read_with(c, fd, off, len,
+			 c->o->method == BP_READ_URING ? BP_READ_PREAD : c->o->method);
+}
