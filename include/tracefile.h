@@ -3,7 +3,8 @@
  * tracefile.h --- the bootpack trace: what a boot read, in first-access order
  *
  * This is the contract between `bootpack trace` (writer) and relayout,
- * pack, dump and verify (readers). Implemented in trace/tracefile.c.
+ * pack, dump and verify (readers). Implemented in trace/tracefile.c
+ * (the object, writing) and trace/tracefile-parse.c (loading).
  *
  * On-disk format, version 1: UTF-8 text, one record per line, fields
  * separated by one space, '#' starts a comment line, blank lines ignored.
