@@ -42,6 +42,7 @@ enum {
 	OPT_BUDGET,
 	OPT_HEAD_START,
 	OPT_BACKGROUND,
+	OPT_META_GAP,
 };
 
 static const struct option longopts[] = {
@@ -60,6 +61,7 @@ static const struct option longopts[] = {
 	{ "no-exec", no_argument, NULL, 'n' },
 	{ "as-init", no_argument, NULL, OPT_AS_INIT },
 	{ "no-meta", no_argument, NULL, OPT_NO_META },
+	{ "meta-gap", required_argument, NULL, OPT_META_GAP },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -72,7 +74,7 @@ struct settings {
 	uint64_t head_start_ms;
 	/* set on the command line: wins over the configuration file */
 	int cl_pack, cl_init, cl_max_ms, cl_budget, cl_max_fds, cl_method, cl_ioprio, cl_log;
-	int cl_head_start;
+	int cl_head_start, cl_meta_gap;
 	char conf_pack[256], conf_init[256];
 	unsigned int conf_bad_line;
 	int conf_rc;
@@ -108,11 +110,14 @@ static void usage(void)
 		"                           stderr is not a terminal]\n"
 		"     --config <file>       settings file [" BP_READER_CONF "]; \"none\" for none\n"
 		"     --no-meta             do not read the metadata ranges\n"
+		"     --meta-gap <size>     read through gaps up to this between metadata\n"
+		"                           ranges [auto: 256 KiB on a rotating disk, else 0]\n"
 		"     --as-init             behave as PID 1 even if not (PID namespace tests)\n"
 		" -h, --help                display this help\n"
 		" -V, --version             display version\n"
 		"\n"
-		"Kernel command line: bootpack=off disables it, bootpack.init=<path> names init.\n"
+		"Kernel command line: bootpack=off disables it, bootpack.init=<path> names init,\n"
+		"bootpack.meta_gap=<size> sets --meta-gap.\n"
 		"Exit status (--no-exec): 0 read, 1 failure, 2 usage, 3 no pack or a stale or\n"
 		"corrupt one, 4 pack refused (unsafe owner or mode, not a regular file).\n"
 		"\n"
@@ -203,6 +208,12 @@ static int set_opt(struct settings *s, int c, const char *arg)
 	case OPT_NO_META:
 		s->o.no_meta = 1;
 		return 0;
+	case OPT_META_GAP:
+		if (bp_reader_parse_gap(arg, &v))
+			return -EINVAL;
+		s->o.meta_gap = v;
+		s->cl_meta_gap = 1;
+		return 0;
 	}
 	return -EINVAL;
 }
@@ -241,6 +252,15 @@ static void apply_conf(struct settings *s)
 		s->o.ioprio = conf.ioprio;
 	if (conf.log >= 0 && !s->cl_log)
 		s->o.log = conf.log;
+	if (conf.has_meta_gap && !s->cl_meta_gap)
+		s->o.meta_gap = conf.meta_gap;
+}
+
+/* The kernel command line wins over the configuration file, not over options. */
+static void apply_cmdline(struct settings *s, const struct bp_reader_cmdline *cl)
+{
+	if (cl->has_meta_gap && !s->cl_meta_gap)
+		s->o.meta_gap = cl->meta_gap;
 }
 
 static void defaults(struct settings *s)
@@ -253,6 +273,7 @@ static void defaults(struct settings *s)
 	s->o.method = BP_READ_URING;
 	s->o.ioprio = BP_IOPRIO_AUTO;
 	s->o.log = BP_LOGT_AUTO;
+	s->o.meta_gap = BP_READER_META_GAP_AUTO;
 	s->config = BP_READER_CONF;
 }
 
@@ -340,6 +361,13 @@ static int do_read(struct settings *s)
 		bp_rlog(BP_RLOG_WARNING, "metadata ranges not read: %s", st.why_meta);
 	else if (st.meta_dev[0])
 		bp_rlog(BP_RLOG_INFO, "metadata ranges read through %s", st.meta_dev);
+	if (!st.meta_skipped && st.meta_dev[0])
+		bp_rlog(BP_RLOG_INFO, "metadata gaps up to %llu KiB read through (%s): %llu bytes",
+			(unsigned long long)(st.meta_gap >> 10),
+			st.meta_gap_how == BP_GAP_ROTATING ? "auto, rotating disk" :
+			st.meta_gap_how == BP_GAP_NOT_ROTATING ? "auto, not rotating" :
+			st.meta_gap_how == BP_GAP_UNKNOWN ? "auto, rotation unknown" : "set",
+			(unsigned long long)st.meta_gap_bytes);
 	bp_rlog(BP_RLOG_INFO,
 		"%llu bytes (%llu metadata), %llu files, %llu skipped (%llu stale, %llu unsafe, "
 		"%llu missing), %llu cut, %llu errors, %llu ms%s%s",
@@ -478,6 +506,8 @@ static int init_main(int argc, char **argv)
 	ensure_proc();
 	bp_reader_read_cmdline(&cl);	/* unreadable: defaults */
 	apply_conf(&s);
+	apply_cmdline(&s, &cl);
+	s.o.as_init = 1;
 	if (s.o.log == BP_LOGT_AUTO)
 		s.o.log = BP_LOGT_KMSG;
 	init = cl.init[0] ? cl.init : s.o.init;
@@ -560,7 +590,9 @@ int main(int argc, char **argv)
 	}
 	apply_conf(&s);
 	bp_rlog_open(s.o.log);
-	if (bp_reader_read_cmdline(&cl) == 0 && cl.off) {
+	if (bp_reader_read_cmdline(&cl) == 0)
+		apply_cmdline(&s, &cl);
+	if (cl.off) {
 		bp_rlog(BP_RLOG_INFO, "bootpack=off: not reading");
 		bp_rlog_close();
 		return BP_EX_OK;

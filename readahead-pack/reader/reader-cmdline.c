@@ -3,7 +3,8 @@
  * reader-cmdline.c --- bootpack-read settings: kernel command line and bootpack.conf
  *
  * Kernel command line: "bootpack=off" (also 0, no, false) disables the
- * reader; "bootpack.init=PATH" names the init to exec. Values may be quoted
+ * reader; "bootpack.init=PATH" names the init to exec; "bootpack.meta_gap="
+ * sets --meta-gap. Values may be quoted
  * ("bootpack.init=\"/sbin/my init\"") as the kernel allows.
  *
  * $(sysconfdir)/bootpack.conf (BP_READER_CONF): "key = value" lines, '#' comments; see bootpack.conf(5).
@@ -69,6 +70,14 @@ void bp_reader_parse_cmdline(const char *buf, struct bp_reader_cmdline *c)
 		}
 		if (klen == 8 && strncmp(start, "bootpack", 8) == 0) {
 			c->off = is_off(val, vlen);
+		} else if (klen == 17 && strncmp(start, "bootpack.meta_gap", 17) == 0) {
+			char v[32];
+
+			if (vlen < sizeof(v)) {
+				memcpy(v, val, vlen);
+				v[vlen] = '\0';
+				c->has_meta_gap = bp_reader_parse_gap(v, &c->meta_gap) == 0;
+			}
 		} else if (klen == 13 && strncmp(start, "bootpack.init", 13) == 0) {
 			if (vlen > 0 && vlen < sizeof(c->init) && val[0] == '/') {
 				memcpy(c->init, val, vlen);
@@ -161,6 +170,20 @@ int bp_reader_parse_log(const char *s)
 	return -EINVAL;
 }
 
+int bp_reader_parse_gap(const char *s, uint64_t *gap)
+{
+	uint64_t v;
+
+	if (strcmp(s, "auto") == 0) {
+		*gap = BP_READER_META_GAP_AUTO;
+		return 0;
+	}
+	if (bp_parse_size(s, &v) || v > BP_READER_META_GAP_MAX)
+		return -EINVAL;
+	*gap = v;
+	return 0;
+}
+
 void bp_reader_conf_init(struct bp_reader_conf *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -205,6 +228,12 @@ static int conf_set(struct bp_reader_conf *c, const char *k, const char *v)
 			return -EINVAL;
 		c->budget = n;
 		c->has_budget = 1;
+		return 0;
+	}
+	if (strcmp(k, "meta_gap") == 0) {
+		if (bp_reader_parse_gap(v, &c->meta_gap))
+			return -EINVAL;
+		c->has_meta_gap = 1;
 		return 0;
 	}
 	if (strcmp(k, "max_fds") == 0) {

@@ -18,6 +18,9 @@
  *      private first, detached again at once), mknod(2)s the node in it,
  *      opens it, and lets the tmpfs go.
  *
+ * As init= with /dev the root's own directory (no devtmpfs), step 4 comes
+ * first: steps 1-3 would read directory blocks from the disk being read.
+ *
  * The system's /dev is never written to. Every node opened is checked to be
  * a block device with exactly the number asked for. Step 4 changes the
  * calling process's mount namespace: as init= it runs in the reading child,
@@ -108,17 +111,17 @@ static int private_ns(int *all_private)
 	return 0;
 }
 
-/* A tmpfs mounted nowhere (Linux 5.2+): its root's fd, or -errno. */
-static int detached_tmpfs(void)
+int bp_reader_detached_fs(const char *type)
 {
 #if defined(SYS_fsopen) && defined(SYS_fsconfig) && defined(SYS_fsmount)
+	int tmpfs = strcmp(type, "tmpfs") == 0;
 	long fs, mnt;
 
-	fs = syscall(SYS_fsopen, "tmpfs", BP_FSOPEN_CLOEXEC);
+	fs = syscall(SYS_fsopen, type, BP_FSOPEN_CLOEXEC);
 	if (fs < 0)
 		return -errno;
-	if (syscall(SYS_fsconfig, (int)fs, BP_FSCONFIG_SET_STRING, "size", "64k", 0) < 0 ||
-	    syscall(SYS_fsconfig, (int)fs, BP_FSCONFIG_SET_STRING, "mode", "0700", 0) < 0 ||
+	if ((tmpfs && (syscall(SYS_fsconfig, (int)fs, BP_FSCONFIG_SET_STRING, "size", "64k", 0) < 0 ||
+		       syscall(SYS_fsconfig, (int)fs, BP_FSCONFIG_SET_STRING, "mode", "0700", 0) < 0)) ||
 	    syscall(SYS_fsconfig, (int)fs, BP_FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0) {
 		int e = errno;
 
@@ -162,7 +165,7 @@ int bp_reader_private_node(mode_t type, dev_t want, int flags)
 	r = private_ns(&all_private);
 	if (r < 0)
 		return r;
-	mfd = detached_tmpfs();
+	mfd = bp_reader_detached_fs("tmpfs");
 	if (mfd >= 0) {
 		fd = node_in(mfd, type, want, flags);
 		close(mfd);	/* the tmpfs goes with its last reference */
@@ -187,7 +190,20 @@ int bp_reader_private_node(mode_t type, dev_t want, int flags)
 	return -ENODEV;
 }
 
-int bp_reader_open_blockdev(unsigned int major, unsigned int minor, char *how, size_t howsz)
+/*
+ * 1 if /dev is the root filesystem's own directory (no devtmpfs mounted):
+ * as init= without an initramfs. Looking in it would only read directory
+ * blocks from the very disk the reader is about to read in order.
+ */
+static int dev_is_bare(void)
+{
+	struct stat root, dev;
+
+	return stat("/", &root) == 0 && stat("/dev", &dev) == 0 && root.st_dev == dev.st_dev;
+}
+
+int bp_reader_open_blockdev(unsigned int major, unsigned int minor, int as_init, char *how,
+			    size_t howsz)
 {
 	char path[96], buf[512];
 	dev_t want = makedev(major, minor);
@@ -197,6 +213,13 @@ int bp_reader_open_blockdev(unsigned int major, unsigned int minor, char *how, s
 
 	if (major == 0)
 		return -ENODEV;	/* no block device: tmpfs, btrfs, overlayfs, NFS ... */
+	if (as_init && dev_is_bare()) {
+		fd = bp_reader_private_node(S_IFBLK, want, O_RDONLY);
+		if (fd >= 0) {
+			snprintf(path, sizeof(path), "a private node");
+			goto found;
+		}
+	}
 	snprintf(path, sizeof(path), "/dev/block/%u:%u", major, minor);
 	fd = open_node(AT_FDCWD, path, S_IFBLK, want, O_RDONLY);
 	if (fd >= 0)
@@ -230,4 +253,47 @@ found:
 	if (how && howsz)
 		snprintf(how, howsz, "%s", path);
 	return fd;
+}
+
+/*
+ * The disk's queue/rotational (a partition's parent's). As init= with no
+ * /sys mounted, from a sysfs mounted nowhere (bp_reader_detached_fs): no
+ * lookup in the root's own /sys, nothing visible to anyone else.
+ */
+int bp_reader_rotational(unsigned int major, unsigned int minor, int as_init)
+{
+	static const char *const up[] = { "", "../" };
+	struct stat st;
+	char path[96];
+	int dirfd = AT_FDCWD, rot = -1;
+	size_t i;
+
+	if (as_init) {
+		struct stat root;
+
+		/* no sysfs on /sys: stat does not read the directory, a lookup would */
+		if (stat("/", &root) < 0 || stat("/sys", &st) < 0 || st.st_dev == root.st_dev) {
+			dirfd = bp_reader_detached_fs("sysfs");
+			if (dirfd < 0)
+				return -1;
+		}
+	}
+	for (i = 0; i < sizeof(up) / sizeof(up[0]) && rot < 0; i++) {
+		char buf[8];
+		ssize_t n;
+		int fd;
+
+		snprintf(path, sizeof(path), "%sdev/block/%u:%u/%squeue/rotational",
+			 dirfd == AT_FDCWD ? "/sys/" : "", major, minor, up[i]);
+		fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n > 0 && (buf[0] == '0' || buf[0] == '1'))
+			rot = buf[0] == '1';
+	}
+	if (dirfd != AT_FDCWD)
+		close(dirfd);
+	return rot;
 }

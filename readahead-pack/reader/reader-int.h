@@ -56,6 +56,7 @@ struct rctx {
 	int zombies[URING_BATCH];	/* evicted, closed once their queued reads are submitted */
 	unsigned int nzombies;
 	int devfd;		/* the metadata device, or -1 */
+	uint64_t gap;		/* metadata gaps read through, bytes */
 	int pass;		/* 1: read; 2: check residency, read what is missing */
 };
 

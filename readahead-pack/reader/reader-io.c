@@ -127,6 +127,19 @@ int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 		if (c.devfd < 0)
 			st->meta_skipped = 1;
 	}
+	if (c.devfd >= 0) {
+		c.gap = o->meta_gap;
+		st->meta_gap_how = BP_GAP_SET;
+		if (o->meta_gap == BP_READER_META_GAP_AUTO) {
+			int rot = bp_reader_rotational(major(c.root_dev), minor(c.root_dev),
+						       o->as_init);
+
+			c.gap = rot == 1 ? BP_READER_META_GAP_ROT : 0;
+			st->meta_gap_how = rot == 1 ? BP_GAP_ROTATING :
+					   rot == 0 ? BP_GAP_NOT_ROTATING : BP_GAP_UNKNOWN;
+		}
+		st->meta_gap = c.gap;
+	}
 	if (o->ready)
 		o->ready();
 	if (o->method == BP_READ_URING) {

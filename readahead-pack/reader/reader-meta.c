@@ -30,8 +30,15 @@ void rd_read_meta(struct rctx *c, const struct bp_pack *p, int devfd)
 				continue;
 			}
 		}
-		if (i < n && len && m.offset == at + len && len + m.length <= BP_PACK_MAX_RANGE) {
-			len += m.length;
+		/*
+		 * Touching ranges are one request; so are ranges a gap of at
+		 * most c->gap apart (sorted by offset, as the writer stores them).
+		 */
+		if (i < n && len && m.offset >= at + len && m.offset - (at + len) <= c->gap &&
+		    m.offset + m.length - at <= BP_PACK_MAX_RANGE) {
+			if (c->pass == 1)
+				c->st->meta_gap_bytes += m.offset - (at + len);
+			len = m.offset + m.length - at;
 		} else {
 			if (len)
 				rd_count_bytes(c, TAG_META, rd_read_range(c, devfd, at, len, TAG_META));
@@ -57,7 +64,8 @@ int rd_meta_device(struct rctx *c, const struct bp_pack_info *in, int uuid_check
 		c->st->why_meta = "the root's filesystem is not on a block device";
 		return -1;
 	}
-	fd = bp_reader_open_blockdev(major(c->root_dev), minor(c->root_dev), c->st->meta_dev,
+	fd = bp_reader_open_blockdev(major(c->root_dev), minor(c->root_dev), c->o->as_init,
+				     c->st->meta_dev,
 				     sizeof(c->st->meta_dev));
 	if (fd < 0) {
 		c->st->why_meta = "no block device node for the root's filesystem, and none could be made";

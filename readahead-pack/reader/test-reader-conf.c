@@ -28,7 +28,13 @@ static void test_cmdline(void)
 	bp_reader_parse_cmdline("mybootpack=off bootpack.initx=/x", &c);
 	CHECK(!c.off && c.init[0] == '\0');
 	bp_reader_parse_cmdline("", &c);
-	CHECK(!c.off);
+	CHECK(!c.off && !c.has_meta_gap);
+	bp_reader_parse_cmdline("quiet bootpack.meta_gap=256k ro", &c);
+	CHECK(c.has_meta_gap && c.meta_gap == 256ULL << 10);
+	bp_reader_parse_cmdline("bootpack.meta_gap=auto", &c);
+	CHECK(c.has_meta_gap && c.meta_gap == BP_READER_META_GAP_AUTO);
+	bp_reader_parse_cmdline("bootpack.meta_gap=17M bootpack.meta_gapx=1k", &c);
+	CHECK(!c.has_meta_gap);	/* above the most, and not our key */
 }
 
 static void test_conf(void)
@@ -61,6 +67,12 @@ static void test_conf(void)
 	CHECK(c.max_ms == 10 && c.method == -1 && c.pack[0] == '\0' && c.log == BP_LOGT_KMSG);
 	bp_reader_conf_init(&c);
 	CHECK(bp_reader_parse_conf("ioprio=realtime\n", &c, &line) == -EINVAL && line == 1);
+	bp_reader_conf_init(&c);
+	CHECK(bp_reader_parse_conf("meta_gap = 0\n", &c, &line) == 0);
+	CHECK(c.has_meta_gap && c.meta_gap == 0);
+	CHECK(bp_reader_parse_conf("meta_gap = 1M\n", &c, &line) == 0 && c.meta_gap == 1ULL << 20);
+	bp_reader_conf_init(&c);
+	CHECK(bp_reader_parse_conf("meta_gap = lots\n", &c, &line) == -EINVAL && !c.has_meta_gap);
 	CHECK(c.ioprio == -1);
 	bp_reader_conf_init(&c);
 	CHECK(bp_reader_parse_conf("method=uring\nhead_start_ms=300\n", &c, &line) == 0);
