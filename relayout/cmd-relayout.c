@@ -122,7 +122,8 @@ static void usage(void)
 	       "                         put the boot set at this block (must be free)\n"
 	       "     --first <path>      lay this file or directory out whole at the\n"
 	       "                         head of the region (repeat; default: the reader\n"
-	       "                         " BP_SBINDIR "/bootpack-read and " BP_STATEDIR ";\n"
+	       "                         " BP_SBINDIR "/bootpack-read, its settings\n"
+	       "                         " BP_SYSCONFDIR "/bootpack.conf and " BP_STATEDIR ";\n"
 	       "                         '' for none)\n"
 	       " -P, --pack <file>       write the pack for the new layout here\n"
 	       "     --no-pack           do not rewrite a pack (default: rewrite\n"
@@ -374,7 +375,9 @@ int cmd_relayout(int argc, char **argv)
 	struct bp_dev dev;
 	const char *trace_path = NULL, *undo = NULL, *pack_path = NULL;
 	enum bp_repack_mode pack_mode = BP_REPACK_AUTO;
-	static const char *const first_default[] = { BP_SBINDIR "/bootpack-read", BP_STATEDIR };
+	static const char *const first_default[] = {
+		BP_SBINDIR "/bootpack-read", BP_SYSCONFDIR "/bootpack.conf", BP_STATEDIR,
+	};
 	const char *first[16];
 	size_t nfirst = 0;
 	char undo_buf[4096];

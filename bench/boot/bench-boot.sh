@@ -395,7 +395,7 @@ do_prepare() {
 		# traced metadata there is left out and the new places put in
 		rm -f "$BB/img/$s.pack"
 		"$BUILD/bootpack" relayout --no-undo --pack "$BB/img/$s.pack" --trace "$BB/traced/boot.trace" \
-			--first /usr/sbin/bootpack-read --first /var/lib/bootpack \
+			--first /usr/sbin/bootpack-read --first /etc/bootpack.conf --first /var/lib/bootpack \
 			"$img.tmp" > "$BB/logs/relayout-$s.log" 2>&1 ||
 			{ tail "$BB/logs/relayout-$s.log"; die "relayout failed"; }
 		"$BUILD/bootpack" dump "$BB/img/$s.pack" > "$BB/logs/pack-$s.log" 2>&1 ||

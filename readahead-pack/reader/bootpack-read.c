@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -550,11 +551,33 @@ static int init_main(int argc, char **argv)
 
 /* ---- service ------------------------------------------------------------- */
 
+/* The linker's bounds of this program's own image (GNU ld, gold, lld). */
+extern char __executable_start[], _end[];
+
+/*
+ * The program's own pages, in one request: left to page faults, its image
+ * (~950 KiB static) came in as 8 reads of 64-128 KiB in the order the code
+ * ran, each a half turn of a 5400 rpm disk. relayout puts the image at the
+ * head of the region (--first), so this reads on in one stream. The
+ * anonymous parts of the range are skipped by the kernel; errors do not
+ * matter (it is a hint).
+ */
+static void prefetch_self(void)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)__executable_start & ~(pg - 1);
+
+	if (pg && (uintptr_t)_end > a)
+		madvise((void *)a, (uintptr_t)_end - a, MADV_WILLNEED);
+}
+
 int main(int argc, char **argv)
 {
 	struct bp_reader_cmdline cl;
 	struct settings s;
 	int c, i, rc;
+
+	prefetch_self();
 
 	/* As PID 1 init always runs, whatever the options say. */
 	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)

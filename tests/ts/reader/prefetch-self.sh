@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# bootpack-read reads its own image in one go (MADV_WILLNEED over it) rather
+# than page fault by page fault. On a loop-mounted fixture with a 16 KiB
+# readahead window and caches dropped, after 'bootpack-read --version' run
+# from there, every page of the file that the program maps (its ELF LOAD
+# segments, by readelf) is resident (fincore, from outside); left to page
+# faults, about half of them are not.
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
+. "$top_srcdir/tests/ts/reader/reader-lib.sh"
+
+bp_require_root
+bp_require_cmd losetup fincore blockdev readelf
+
+img=$(bp_fixture ext4)
+bp_loop_attach "$img" loop
+bp_mount "$loop" "$BP_TMPDIR/mnt"
+cp "$READER" "$BP_TMPDIR/mnt/bootpack-read"
+sync
+echo 16 >"/sys/block/$(basename "$loop")/queue/read_ahead_kb"
+# pages of the file under the LOAD segments (offset, file size), their union
+declare -A mapped=()
+while read -r _ off _ _ fsz _; do
+	for ((p = off / 4096; p < (off + fsz + 4095) / 4096; p++)); do mapped[$p]=1; done
+done < <(readelf -lW "$READER" | awk '$1 == "LOAD" { print }')
+pages=${#mapped[@]}
+[ "$pages" -gt 10 ] || bp_fail "readelf: $pages pages in LOAD segments of $READER"
+
+for round in 1 2 3; do
+	rd_cold "$loop"
+	rd_canary_set
+	ios0=$(awk '{print $1}' "/sys/block/$(basename "$loop")/stat")
+	"$BP_TMPDIR/mnt/bootpack-read" --version >/dev/null || bp_fail "bootpack-read --version failed"
+	sleep 1	# the hint is asynchronous
+	ios=$(( $(awk '{print $1}' "/sys/block/$(basename "$loop")/stat") - ios0 ))
+	res=$(fincore -n -b -o PAGES "$BP_TMPDIR/mnt/bootpack-read" | tr -d ' ')
+	rd_canary_lost || break
+done
+bp_info "$res pages of the program resident after --version ($pages mapped), $ios read requests"
+[ "$res" -ge "$pages" ] || bp_fail "only $res of the $pages mapped pages of the program resident after it ran"
+exit 0
