@@ -334,6 +334,15 @@ strategy_init() {
 	esac
 }
 
+# Kernel arguments of a strategy on a model. A virtio disk cannot say it
+# rotates (virtio-blk has no rotation rate), so on the hard-disk models the
+# reader is told what its "auto" takes on a real rotating disk.
+strategy_cmdline() {
+	case $1:$2 in
+	bootpack:hdd-*) echo "bootpack.meta_gap=256k" ;;
+	esac
+}
+
 strategy_image() {
 	case $1 in
 	stock) echo "$BB/aged.img" ;;
@@ -460,6 +469,7 @@ do_run() {
 			for s in $STRATEGIES; do
 				img=$(strategy_image "$s")
 				do_boot --image "$img" --model "$m" --scale "$scale" --init "$(strategy_init "$s")" \
+					--cmdline "$(strategy_cmdline "$s" "$m")" \
 					--out "$rundir/$m/$s/boot-$b" || log "boot $m/$s/$b failed"
 				/usr/bin/python3 "$HERE/report.py" monitor "$rundir/$m/$s/boot-$b" 2>/dev/null || true
 			done
