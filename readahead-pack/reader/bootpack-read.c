@@ -406,9 +406,16 @@ static void exec_init(const char *init, int argc, char **argv)
 	bp_rlog(BP_RLOG_ERR, "no working init found");
 }
 
+/*
+ * /proc is mounted unless it is the root's own directory: stat(2) reads
+ * its inode only, where a lookup in it (of "self") would read its
+ * directory block from the disk the reader is about to read in order.
+ */
 static void ensure_proc(void)
 {
-	if (access("/proc/self", F_OK) == 0)
+	struct stat root, proc;
+
+	if (stat("/", &root) == 0 && stat("/proc", &proc) == 0 && root.st_dev != proc.st_dev)
 		return;
 	mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
 }
@@ -512,7 +519,11 @@ static int init_main(int argc, char **argv)
 	if (s.o.log == BP_LOGT_AUTO)
 		s.o.log = BP_LOGT_KMSG;
 	init = cl.init[0] ? cl.init : s.o.init;
-	bp_rlog_open(s.o.log);
+	/* a bare /dev: log to the console init was given, look nothing up */
+	if (s.o.log == BP_LOGT_KMSG && bp_reader_dev_is_bare())
+		bp_rlog_open_fd2();
+	else
+		bp_rlog_open(s.o.log);
 
 	if (cl.off) {
 		bp_rlog(BP_RLOG_INFO, "bootpack=off: not reading");

@@ -195,7 +195,7 @@ int bp_reader_private_node(mode_t type, dev_t want, int flags)
  * as init= without an initramfs. Looking in it would only read directory
  * blocks from the very disk the reader is about to read in order.
  */
-static int dev_is_bare(void)
+int bp_reader_dev_is_bare(void)
 {
 	struct stat root, dev;
 
@@ -213,7 +213,7 @@ int bp_reader_open_blockdev(unsigned int major, unsigned int minor, int as_init,
 
 	if (major == 0)
 		return -ENODEV;	/* no block device: tmpfs, btrfs, overlayfs, NFS ... */
-	if (as_init && dev_is_bare()) {
+	if (as_init && bp_reader_dev_is_bare()) {
 		fd = bp_reader_private_node(S_IFBLK, want, O_RDONLY);
 		if (fd >= 0) {
 			snprintf(path, sizeof(path), "a private node");

@@ -48,6 +48,14 @@ void bp_rlog_open(enum bp_log_target t)
 		log_fd = STDERR_FILENO;
 }
 
+void bp_rlog_open_fd2(void)
+{
+	bp_rlog_close();
+	log_plain_pid = 1;
+	if (fd_valid(STDERR_FILENO))
+		log_fd = STDERR_FILENO;
+}
+
 int bp_rlog_has_kmsg(void)
 {
 	return kmsg_fd >= 0;

@@ -121,6 +121,8 @@ int bp_reader_open_blockdev(unsigned int major, unsigned int minor, int as_init,
 			    size_t howsz);
 /* A sysfs or tmpfs mounted nowhere (Linux 5.2+): its root's fd, or -errno. */
 int bp_reader_detached_fs(const char *type);
+/* 1 if /dev is the root filesystem's own directory (no devtmpfs on it). */
+int bp_reader_dev_is_bare(void);
 /* 1 rotational, 0 not, -1 unknown: the disk's queue/rotational in sysfs. */
 int bp_reader_rotational(unsigned int major, unsigned int minor, int as_init);
 /* A node of that type and number in a private tmpfs, opened with flags. */
@@ -180,6 +182,8 @@ int bp_reader_parse_gap(const char *s, uint64_t *gap);
 
 /* reader-log.c: one line at a time, with write(2); never fails, never blocks. */
 void bp_rlog_open(enum bp_log_target t);
+/* What fd 2 is (the console init was given), opening nothing: a bare /dev. */
+void bp_rlog_open_fd2(void);
 void bp_rlog_close(void);
 int bp_rlog_has_kmsg(void);
 void bp_rlog_use_kmsg_fd(int fd);	/* log to this /dev/kmsg descriptor too */
