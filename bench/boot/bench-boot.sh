@@ -334,12 +334,14 @@ strategy_init() {
 	esac
 }
 
-# Kernel arguments of a strategy on a model. A virtio disk cannot say it
-# rotates (virtio-blk has no rotation rate), so on the hard-disk models the
-# reader is told what its "auto" takes on a real rotating disk.
+# Kernel arguments of a strategy on a model. The guest's virtio disk says it
+# rotates whatever the model (virtio-blk carries no rotation rate; the
+# queue's default is rotational), so the reader is told what its "auto"
+# takes on the modelled disk: 256 KiB on the hard disk, 0 on flash.
 strategy_cmdline() {
 	case $1:$2 in
 	bootpack:hdd-*) echo "bootpack.meta_gap=256k" ;;
+	bootpack:*) echo "bootpack.meta_gap=0" ;;
 	esac
 }
 
