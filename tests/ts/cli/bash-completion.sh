@@ -60,7 +60,9 @@ bootpack verify -
 bootpack trace -o t -- tru
 bootpack trace -o t -- bash --nor
 bootpack-read --me
+bootpack-read --meth
 bootpack-read --method 
+bootpack-read --meta-gap 
 bootpack-read --log=
 bootpack-read --ioprio 
 L
@@ -90,7 +92,9 @@ want "bootpack relayout --q" "^--quiet $"
 want "bootpack verify -" "--bytes .*--json .*--pack .*--trace .*--version"
 want "bootpack trace -o t -- tru" "^true truncate $"
 want "bootpack trace -o t -- bash --nor" "--norc"
-want "bootpack-read --me" "^--method $"
+want "bootpack-read --me" "^--meta-gap --method $"
+want "bootpack-read --meth" "^--method $"
 want "bootpack-read --method " "^fadvise pread readahead uring $"
+want "bootpack-read --meta-gap " "^0 256k auto $"
 want "bootpack-read --log=" "^auto kmsg stderr $"
 want "bootpack-read --ioprio " "^auto be idle keep $"
