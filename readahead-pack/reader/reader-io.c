@@ -108,8 +108,13 @@ int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 		*why = "out of memory";
 		goto out;
 	}
-	/* pread, and the second pass of the asynchronous methods */
-	c.nullfd = bp_reader_open_null();
+	/*
+	 * pread, and the second pass of the asynchronous methods; not from a
+	 * bare /dev (init= without devtmpfs), whose lookup would read the
+	 * root's /dev directory from the disk: pread copies instead.
+	 */
+	if (!(o->as_init && bp_reader_dev_is_bare()))
+		c.nullfd = bp_reader_open_null();
 	if (o->method == BP_READ_PREAD) {
 		c.buf = malloc(BP_READER_CHUNK);
 		if (!c.buf) {
