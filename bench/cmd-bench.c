@@ -415,17 +415,7 @@ int cmd_bench(int argc, char **argv)
 		case 'G':
 			svg_path = optarg;
 			break;
-		case 'q':
-		case 'v':
-		case 'V':
-			if (bp_cli_common_opt(c))
-				return BP_EX_OK;
-			break;
-		case 'h':
-			usage();
-			return BP_EX_OK;
-		default:
-			return bp_errtryhelp("bench");
+		BP_CLI_COMMON_CASES(c, usage, "bench");
 		}
 	}
 	if (!trace_path || optind != argc - 1) {

@@ -49,6 +49,24 @@ enum {
 /* Sets the level for -q/-v; prints the version for -V and returns 1 (then exit 0). */
 int bp_cli_common_opt(int c);
 
+/*
+ * The arms every verb's getopt switch ends with, in one place: -q, -v, -V
+ * (bp_cli_common_opt()), -h (the verb's own usage(), exit 0) and an
+ * unknown option (a hint, exit 2). c: the option character; verb: its name.
+ */
+#define BP_CLI_COMMON_CASES(c, usage, verb)	\
+	case 'q':				\
+	case 'v':				\
+	case 'V':				\
+		if (bp_cli_common_opt(c))	\
+			return BP_EX_OK;	\
+		break;				\
+	case 'h':				\
+		usage();			\
+		return BP_EX_OK;		\
+	default:				\
+		return bp_errtryhelp(verb)
+
 struct bp_dev;
 struct bp_trace;
 

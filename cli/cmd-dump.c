@@ -93,17 +93,7 @@ int cmd_dump(int argc, char **argv)
 				return bp_errtryhelp("dump");
 			}
 			break;
-		case 'q':
-		case 'v':
-		case 'V':
-			if (bp_cli_common_opt(c))
-				return BP_EX_OK;
-			break;
-		case 'h':
-			usage();
-			return BP_EX_OK;
-		default:
-			return bp_errtryhelp("dump");
+		BP_CLI_COMMON_CASES(c, usage, "dump");
 		}
 	}
 	if (optind != argc - 1) {

@@ -61,17 +61,7 @@ int cmd_verify(int argc, char **argv)
 		case 'b':
 			o.bytes = 1;
 			break;
-		case 'q':
-		case 'v':
-		case 'V':
-			if (bp_cli_common_opt(c))
-				return BP_EX_OK;
-			break;
-		case 'h':
-			usage();
-			return BP_EX_OK;
-		default:
-			return bp_errtryhelp("verify");
+		BP_CLI_COMMON_CASES(c, usage, "verify");
 		}
 	}
 	if (!trace == !pack) {

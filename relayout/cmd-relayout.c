@@ -448,17 +448,7 @@ int cmd_relayout(int argc, char **argv)
 		case 'f':
 			o.force = 1;
 			break;
-		case 'q':
-		case 'v':
-		case 'V':
-			if (bp_cli_common_opt(c))
-				return BP_EX_OK;
-			break;
-		case 'h':
-			usage();
-			return BP_EX_OK;
-		default:
-			return bp_errtryhelp("relayout");
+		BP_CLI_COMMON_CASES(c, usage, "relayout");
 		}
 	}
 	if (optind != argc - 1) {

@@ -150,17 +150,7 @@ int cmd_trace(int argc, char **argv)
 		case OPT_SAVE_TEXT:
 			o.save_text = optarg;
 			break;
-		case 'q':
-		case 'v':
-		case 'V':
-			if (bp_cli_common_opt(c))
-				return BP_EX_OK;
-			break;
-		case 'h':
-			usage();
-			return BP_EX_OK;
-		default:
-			return bp_errtryhelp("trace");
+		BP_CLI_COMMON_CASES(c, usage, "trace");
 		}
 	}
 	argc -= optind;

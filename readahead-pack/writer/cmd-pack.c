@@ -194,17 +194,7 @@ int cmd_pack(int argc, char **argv)
 		case 'b':
 			bytes = 1;
 			break;
-		case 'q':
-		case 'v':
-		case 'V':
-			if (bp_cli_common_opt(c))
-				return BP_EX_OK;
-			break;
-		case 'h':
-			usage();
-			return BP_EX_OK;
-		default:
-			return bp_errtryhelp("pack");
+		BP_CLI_COMMON_CASES(c, usage, "pack");
 		}
 	}
 	if (!trace) {
