@@ -9,8 +9,11 @@
 # file; without NS, ranges are first read 1 ms apart in command-line order,
 # as a boot would read them. -m adds a metadata range (physical bytes).
 # Inode, generation, size and mtime come from debugfs, the physical hint
-# from debugfs bmap. Read-only: the image is never written. Used by the
-# crash, pack and relayout tests, so that test traces are made one way.
+# from debugfs bmap. As the format wants, a file with nothing to read gets
+# no F line and a path's '%' and spaces are escaped (two names of one
+# inode give two F lines, which the format refuses: pass one). Read-only:
+# the image is never written. The one test trace writer: crash, pack, cli
+# and relayout (rl_mktrace) cases use it, so test traces are made one way.
 set -euo pipefail
 
 die() { echo "mktrace: $*" >&2; exit 1; }
@@ -40,8 +43,7 @@ for spec in "$@"; do
 	size=$(sed -n 's/.*Size: \([0-9]*\)$/\1/p' <<<"$stat" | head -n1)
 	mtime=$(sed -n 's/^ *mtime: \(0x[0-9a-f]*\).*/\1/p' <<<"$stat")
 	[ -n "$gen" ] && [ -n "$size" ] && [ -n "$mtime" ] || die "$img: $path: cannot parse debugfs stat"
-	printf 'F %u %u %u %d %s\n' "$ino" "$gen" "$size" "$((mtime))" "$path" >>"$body"
-	records=$((records + 1))
+	rlines=
 	if [ "$spec" = "$path" ]; then ranges="0:$size"; else ranges=${spec#*:}; fi
 	for r in ${ranges//,/ }; do
 		IFS=: read -r off len ns <<<"$r"
@@ -54,9 +56,13 @@ for spec in "$@"; do
 		else
 			phys=-
 		fi
-		printf 'R %u %u %u %s\n' "$off" "$len" "$ns" "$phys" >>"$body"
-		records=$((records + 1))
+		rlines+=$(printf 'R %u %u %u %s' "$off" "$len" "$ns" "$phys")$'\n'
 	done
+	[ -n "$rlines" ] || continue	# nothing to read: no F without an R line
+	printf 'F %u %u %u %d %s\n' "$ino" "$gen" "$size" "$((mtime))" \
+		"$(sed 's/%/%25/g; s/ /%20/g' <<<"$path")" >>"$body"
+	printf '%s' "$rlines" >>"$body"
+	records=$((records + 1 + $(grep -c '^R ' <<<"$rlines")))
 done
 
 {

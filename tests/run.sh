@@ -29,6 +29,25 @@ fi
 mkdir -p "$builddir"
 builddir=$(cd "$builddir" && pwd)
 
+# A source tree configured in place cannot host a VPATH build (automake
+# refuses it). Then --sanitizers builds from a copy of the distribution
+# (make distdir: what the tarball holds, mtimes kept, so rebuilds are
+# incremental) in <builddir>/src, objects in <builddir>/obj.
+if [ $sanitizers = 1 ] && [ "$builddir" != "$srcdir" ] && [ -f "$srcdir/config.status" ]; then
+	copy=$builddir/src
+	echo "sanitizers: $srcdir is configured in place; building from a copy in $copy"
+	rm -rf "$copy"
+	if ! make -C "$srcdir" -s distdir distdir="$copy" >"$builddir/distdir.log" 2>&1; then
+		tail -n 20 "$builddir/distdir.log"
+		echo "make distdir failed (see $builddir/distdir.log)"
+		echo "0 passed, 1 failed, 0 skipped"
+		exit 1
+	fi
+	srcdir=$copy
+	builddir=$builddir/obj
+	mkdir -p "$builddir"
+fi
+
 build() {
 	if [ ! -x "$srcdir/configure" ]; then
 		(cd "$srcdir" && ./autogen.sh) || return 1

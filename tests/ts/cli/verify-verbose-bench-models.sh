@@ -20,7 +20,7 @@ for v in -v --verbose; do
 	bp_expect_exit 0 "$BOOTPACK" verify "$v" --trace "$t" "$img"
 	cmp -s "$BP_TMPDIR/out" "$BP_TMPDIR/out0" || bp_fail "verify $v changed stdout"
 	bp_grep "^bootpack verify: $img resolves to $img \(ext4, UUID [0-9a-f-]+\)$" "$BP_TMPDIR/err"
-	bp_grep "^bootpack verify: $t: trace of $img \(source: import\), taken 2023-11-14 22:13:20 UTC on Linux test: $nfiles files, 0 metadata ranges$" \
+	bp_grep "^bootpack verify: $t: trace of $(basename "$img") \(source: import\), taken 2023-11-14 22:13:20 UTC on Linux test: $nfiles files, 0 metadata ranges$" \
 		"$BP_TMPDIR/err"
 	[ "$(wc -l <"$BP_TMPDIR/err")" = 2 ] || bp_fail "verify $v: not two lines on stderr"
 done

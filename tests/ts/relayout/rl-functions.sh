@@ -4,62 +4,26 @@
 # Under ASan: ignore the undo manager's own leak in libext2fs (see the file).
 export LSAN_OPTIONS="suppressions=$top_srcdir/tests/ts/relayout/lsan-undo.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
-# rl_mktrace IMG OUT SPEC...: write a bootpack trace (format v1) for IMG.
-# SPEC is PATH (the whole file), or PATH@OFF+LEN[,OFF+LEN...] (bytes), each
-# range optionally suffixed /T (its first-access time, ns). Without /T,
-# ranges get increasing times in the order given. Inode, generation, size
-# and mtime come from debugfs; phys is left as "-" (relayout re-resolves).
+# rl_mktrace IMG OUT SPEC...: write a bootpack trace (format v1) for IMG
+# with tests/mktrace.sh, the one test trace writer. SPEC is PATH (the whole
+# file), or PATH@OFF+LEN[,OFF+LEN...] (bytes), each range optionally
+# suffixed /T (its first-access time, ns); ranges without /T are read in
+# the order given.
 rl_mktrace() {
-	local img=$1 out=$2 spec path rl r off len t=0 first nrec=0 uuid bs i
-	local -A st=() seen=()
+	local img=$1 out=$2 spec path rl args=()
 	shift 2
-	uuid=$(blkid -p -o value -s UUID "$img")
-	bs=$(dumpe2fs -h "$img" 2>/dev/null | awk -F': *' '/^Block size/ {print $2}')
-	# One debugfs session for every path: "path ino gen size mtime" lines.
-	for spec in "$@"; do printf 'stat "%s"\n' "${spec%%@*}"; done >"$BP_TMPDIR/mktrace.cmd"
-	while read -r path r; do
-		st[$path]=$r
-	done < <(debugfs -f "$BP_TMPDIR/mktrace.cmd" "$img" 2>/dev/null | awk '
-		function out() { if (p != "") print p, ino, gen, size, mtime }
-		/^debugfs: stat "/ { out(); p = substr($0, 16, length($0) - 16)
-			ino = gen = size = mtime = "-"; next }
-		/^Inode:/ { ino = $2 }
-		/^Generation:/ { gen = $2 }
-		/^User:/ { for (i = 1; i < NF; i++) if ($i == "Size:") size = $(i + 1) }
-		$1 == "mtime:" { split($2, m, ":"); mtime = m[1] }
-		END { out() }')
-	{
-		echo "bootpack-trace 1"
-		echo "uuid $uuid"
-		echo "block-size $bs"
-		echo "device $img"
-		echo "dev 0:0"
-		echo "kernel test"
-		echo "source import"
-		echo "created 1700000000"
-		echo "events $# $# 0"
-		for spec in "$@"; do
-			path=${spec%%@*}
-			read -r i gen size mtime <<<"${st[$path]:-}"
-			[ -n "${i:-}" ] && [ "$i" != - ] && [ "$size" != - ] || bp_fail "cannot stat $path in $img"
-			mtime=$((mtime))
-			[ "$size" -gt 0 ] || continue	# nothing to read: no F without an R line
-			[ -z "${seen[$i]:-}" ] || continue	# a hard link: one F per inode
-			seen[$i]=1
-			echo "F $i $gen $size $mtime $(sed 's/%/%25/g; s/ /%20/g' <<<"$path")"
-			nrec=$((nrec + 1))
-			if [ "$spec" = "$path" ]; then rl="0+$size"; else rl=${spec#*@}; fi
-			IFS=, read -ra rs <<<"$rl"
-			for r in "${rs[@]}"; do
-				if [[ $r == */* ]]; then first=${r#*/}; r=${r%/*}; else t=$((t + 1000)); first=$t; fi
-				off=${r%+*}
-				len=${r#*+}
-				echo "R $off $len $first -"
-				nrec=$((nrec + 1))
-			done
-		done
-		echo "end $nrec"
-	} >"$out"
+	for spec in "$@"; do
+		path=${spec%%@*}
+		if [ "$spec" = "$path" ]; then
+			args+=("$path")
+			continue
+		fi
+		rl=${spec#*@}
+		rl=${rl//+/:}
+		args+=("$path:${rl//\//:}")	# OFF+LEN/T -> OFF:LEN:T
+	done
+	"$top_srcdir/tests/mktrace.sh" "$img" "$out" "${args[@]}" >"$BP_TMPDIR/mktrace.log" 2>&1 ||
+		bp_fail "mktrace: $(cat "$BP_TMPDIR/mktrace.log")"
 }
 
 # The boot set the cases use: kernel, initrd (partly), init and libraries.
