@@ -24,6 +24,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "bp_et.h"
+#include "fsident.h"
 #include "rl-int.h"
 
 struct blk {
@@ -120,9 +121,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bench-layout [--plan MIN_PIECE_BYTES] IMAGE TRACE\n");
 		return 2;
 	}
-	rc = ext2fs_open2(argv[1], NULL, EXT2_FLAG_64BITS, 0, 0, unix_io_manager, &fs);
-	if (rc)
-		die(argv[1], rc);
+	if (bp_fs_open_ro(argv[1], &fs, &err)) {
+		fprintf(stderr, "bench-layout: %s\n", bp_err_str(&err));
+		return 1;
+	}
 	if (bp_trace_load(argv[2], &t, &err)) {
 		fprintf(stderr, "bench-layout: %s\n", bp_err_str(&err));
 		return 1;

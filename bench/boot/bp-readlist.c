@@ -19,6 +19,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "bperr.h"
+#include "fsident.h"
 #include "tracefile.h"
 
 struct out {
@@ -87,7 +88,6 @@ int main(int argc, char **argv)
 	struct ext2_inode inode;
 	size_t nrefs = 0, i;
 	dgrp_t g;
-	errcode_t rc;
 	int c, cur_ok = 0;
 
 	while ((c = getopt_long(argc, argv, "t:d:o:", longopts, NULL)) != -1) {
@@ -112,24 +112,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bp-readlist: %s\n", err.msg);
 		return 1;
 	}
-	rc = ext2fs_open2(argv[optind], NULL, EXT2_FLAG_64BITS, 0, 0, unix_io_manager, &fs);
-	if (rc) {
-		fprintf(stderr, "bp-readlist: %s: %s\n", argv[optind], error_message(rc));
+	if (bp_fs_open_ro(argv[optind], &fs, &err) ||
+	    bp_fs_check_ident(fs, argv[optind], "trace", t->hdr.uuid, t->hdr.block_size, &err)) {
+		fprintf(stderr, "bp-readlist: %s\n", err.msg);
 		return 1;
-	}
-	{
-		const unsigned char *u = fs->super->s_uuid;
-		char uuid[37];
-
-		snprintf(uuid, sizeof(uuid),
-			 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-			 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
-			 u[12], u[13], u[14], u[15]);
-		if (strcmp(uuid, t->hdr.uuid)) {
-			fprintf(stderr, "bp-readlist: %s holds filesystem %s, the trace is of %s\n",
-				argv[optind], uuid, t->hdr.uuid);
-			return 1;
-		}
 	}
 	groups = calloc(fs->group_desc_count, sizeof(*groups));
 	if (!groups || bp_trace_ranges_by_time(t, &refs, &nrefs)) {
