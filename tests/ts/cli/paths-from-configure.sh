@@ -37,6 +37,14 @@ for u in bootpack-trace-stop.service bootpack-trace-stop.timer; do
 	diff -u "$top_builddir/trace/$u" "$BP_TMPDIR/$u" || bp_fail "--setup does not print trace/$u"
 done
 
+# The man pages name the configured settings file (rendered from .in).
+for m in bootpack.conf.5 bootpack-read.8; do
+	bp_grep "$etc/bootpack\.conf" "$top_builddir/man/$m"
+	if [ "$etc" != /etc ] && grep -qE '(^|[[:space:](])/etc/bootpack\.conf' "$top_builddir/man/$m"; then
+		bp_fail "man/$m names /etc/bootpack.conf, sysconfdir is $etc"
+	fi
+done
+
 # The default paths are not compiled in anywhere else.
 for bin in "$BOOTPACK" "$READER"; do
 	if [ "$etc" != /etc ] && strings "$bin" | grep -q '^/etc/bootpack.conf$'; then
