@@ -8,6 +8,11 @@
 #                            image's own /boot/vmlinuz and initrd.img), logs in $LB/boot-N
 #   check-loop.sh run        everything: image, boots 1-3, host checks, the stale boot 4
 #
+# LOOP_INSTALL=deb: bootpack goes into the image as the built .deb (DEB=path,
+# default: 'make deb' in the harness build) installed with dpkg -i in a chroot,
+# instead of make install; its image and boots are $LB/loop-deb.img and
+# $LB/deb-boot-N (the make-install ones stay).
+#
 # Not part of make check or CI: it needs root, debootstrap's mirror (first run),
 # qemu-system-x86 and minutes of TCG. Logs under LOOPBENCH_DIR (/work/loopbench).
 # The tree of /work/bootbench (the real-boot benchmark's cache) is copied, never modified.
@@ -104,6 +109,11 @@ do_build() {
 		nice -n 10 make -s -j2 bootpack bootpack-read > "$LB/logs/make.log" 2>&1
 		nice -n 10 make -s -j2 > "$LB/logs/make.log" 2>&1
 	) || die "guest build failed: $LB/logs/"
+	if [ "${LOOP_INSTALL:-make}" = deb ] && [ -z "${DEB:-}" ]; then
+		log "make deb in $GB: log $LB/logs/deb.log"
+		(cd "$GB" && DEB_BUILD_OPTIONS="nocheck parallel=2" nice -n 10 make deb) \
+			> "$LB/logs/deb.log" 2>&1 || die "make deb: $LB/logs/deb.log"
+	fi
 	mkdir -p "$LB/bin"
 	gcc -O2 -Wall -Wextra -static -o "$LB/bin/bench-monitor" "$SRC/bench/boot/guest/bench-monitor.c"
 }
@@ -124,20 +134,45 @@ mount_image() {
 	mount ${2:+-o "$2"} "$LOOP" "$MNT"
 }
 
+# install_bootpack TREE: bootpack into the image's tree, by make install or
+# (LOOP_INSTALL=deb) as the .deb; prints the bootpack binary for 'setup --root'
+install_bootpack() {
+	local t=$1 deb
+	if [ "${LOOP_INSTALL:-make}" != deb ]; then
+		make -s -C "$GB" install DESTDIR="$t" > "$LB/logs/install.log" 2>&1 ||
+			die "make install: $LB/logs/install.log"
+		echo "$GB/bootpack"
+		return
+	fi
+	deb=${DEB:-$(ls "$GB"/build-deb/bootpack_*_amd64.deb 2>/dev/null | head -n1)}
+	[ -f "$deb" ] || die "no .deb: set DEB= or let the harness run make deb"
+	cp "$deb" "$t/tmp/bootpack.deb"
+	chroot_mount "$t"
+	# no network in the chroot needed: the dependencies are in the tree
+	chroot "$t" sh -c 'DEBIAN_FRONTEND=noninteractive dpkg -i /tmp/bootpack.deb' \
+		> "$LB/logs/install.log" 2>&1 || { chroot_umount; die "dpkg -i $deb: $LB/logs/install.log"; }
+	chroot_umount
+	rm -f "$t/tmp/bootpack.deb"
+	log "installed $(basename "$deb") with dpkg -i ($(chroot "$t" dpkg-query -W -f '${Version}' bootpack))"
+	# the package's own binary runs setup (it is built for this Debian too)
+	rm -rf "$LB/deb-root"
+	dpkg-deb -x "$deb" "$LB/deb-root"
+	echo "$LB/deb-root/usr/sbin/bootpack"
+}
+
 do_image() {
 	need_root
 	do_rootfs
 	do_build
-	local img=$LB/loop.img
+	local img=${IMG:-$LB/loop.img} bp
 	rm -f "$img" "$img.tmp"
 	truncate -s "$IMG_SIZE" "$img.tmp"
 	mke2fs -q -F -t ext4 -L loopbench -U "$FS_UUID" "$img.tmp"
 	trap cleanup_mount EXIT
 	mount_image "$img.tmp"
-	log "image: copying the tree, make install DESTDIR, bootpack setup --root"
+	log "image: copying the tree, installing bootpack (${LOOP_INSTALL:-make}), bootpack setup --root"
 	(cd "$LB/rootfs" && tar --exclude=./.done -cf - .) | tar -C "$MNT" -xf -
-	make -s -C "$GB" install DESTDIR="$MNT" > "$LB/logs/install.log" 2>&1 ||
-		die "make install: $LB/logs/install.log"
+	bp=$(install_bootpack "$MNT")
 	# the harness's own pieces: done-booting monitor, the guest driver
 	install -m 755 "$LB/bin/bench-monitor" "$MNT/usr/local/sbin/bench-monitor"
 	install -m 755 "$HERE/guest/loopbench-guest" "$MNT/usr/local/sbin/loopbench-guest"
@@ -156,7 +191,7 @@ do_image() {
 		(cd "$LB/debs" && apt-get download "libkmod2=$v" > /dev/null 2>&1) ||
 		die "apt-get download libkmod2=$v"
 	cp "$LB/debs/libkmod2_${v}_amd64.deb" "$MNT/srv/loopbench/"
-	"$GB/bootpack" setup --root "$MNT" > "$LB/logs/setup.log" 2>&1 ||
+	"$bp" setup --root "$MNT" > "$LB/logs/setup.log" 2>&1 ||
 		{ cat "$LB/logs/setup.log" >&2; die "bootpack setup --root failed"; }
 	cat "$LB/logs/setup.log" >&2
 	chroot_mount "$MNT"
@@ -277,27 +312,35 @@ compare_hashes() {
 
 do_run() {
 	need_root
-	[ -f "$LB/loop.img" ] && [ "${REBUILD:-0}" = 0 ] || do_image
-	local img=$LB/loop.img fail=0
+	if [ "${LOOP_INSTALL:-make}" = deb ]; then
+		export IMG=${IMG:-$LB/loop-deb.img} BOOTDIR=${BOOTDIR:-deb-boot}
+	fi
+	local img=${IMG:-$LB/loop.img} b=$LB/${BOOTDIR:-boot} fail=0
+	[ -f "$img" ] && [ "${REBUILD:-0}" = 0 ] || do_image
 	if [ "${START:-1}" = 1 ]; then
 		do_boot 1
-		cp --sparse=always "$img" "$LB/after-boot-1.img"	# for the fault cases
+		# for the fault cases
+		[ "$img" != "$LB/loop.img" ] || cp --sparse=always "$img" "$LB/after-boot-1.img"
 	fi
 	[ "$(phase_of "$img")" = relayout ] || { log "FAIL: boot 1 did not schedule the relayout"; fail=1; }
-	hashes "$img" "$LB/hashes-before-2"
+	hashes "$img" "$b-hashes-before-2"
 	do_boot 2
-	hashes "$img" "$LB/hashes-after-2"
-	compare_hashes "$LB/hashes-before-2" "$LB/hashes-after-2" "$LB/hashes-compare-2" ||
+	hashes "$img" "$b-hashes-after-2"
+	compare_hashes "$b-hashes-before-2" "$b-hashes-after-2" "$b-hashes-compare-2" ||
 		{ log "FAIL: a file's content changed across the relayout boot"; fail=1; }
-	grep -q '^fsck_exit=0' "$LB/boot-2/boot.env" || { log "FAIL: e2fsck -fn after boot 2"; fail=1; }
-	grep -aq 'relayout.*: done' "$LB/boot-2/console.log" || { log "FAIL: boot 2 did not relay out"; fail=1; }
+	grep -q '^fsck_exit=0' "$b-2/boot.env" || { log "FAIL: e2fsck -fn after boot 2"; fail=1; }
+	grep -aq 'relayout.*: done' "$b-2/console.log" || { log "FAIL: boot 2 did not relay out"; fail=1; }
 	[ "$(phase_of "$img")" = read ] || { log "FAIL: phase after boot 2 is not read"; fail=1; }
 	do_boot 3
-	grep -a 'bootpack-read' "$LB/boot-3/console.log" | tail -n 3 >&2 || true
+	grep -a 'bootpack-read' "$b-3/console.log" | tail -n 3 >&2 || true
 	[ "$(phase_of "$img")" = trace ] || { log "FAIL: apt-get did not mark the pack stale"; fail=1; }
-	do_boot 4
-	[ "$(phase_of "$img")" = relayout ] || { log "FAIL: boot 4 was not re-traced"; fail=1; }
-	for n in 1 2 3 4; do echo "boot $n: $(tr '\n' ' ' < "$LB/boot-$n/boot.env")"; done
+	if [ "${STOP_AFTER:-4}" -ge 4 ]; then
+		do_boot 4
+		[ "$(phase_of "$img")" = relayout ] || { log "FAIL: boot 4 was not re-traced"; fail=1; }
+	fi
+	for n in 1 2 3 4; do
+		[ -f "$b-$n/boot.env" ] && echo "boot $n: $(tr '\n' ' ' < "$b-$n/boot.env")"
+	done
 	return $fail
 }
 
@@ -341,6 +384,37 @@ do_fault() {
 		debugfs -w -R "rm /var/lib/bootpack/trace" "$img" > /dev/null 2>&1
 		debugfs -w -R "write $LB/other.trace /var/lib/bootpack/trace" "$img" > /dev/null 2>&1
 		IMG=$img BOOTDIR=fault-$name do_boot 1 ;;
+	b1-cut)
+		# the power cut inside relayout's barrier B1 (doc/relayout-safety.md
+		# §4.7), made on the host with the crash harness's I/O manager: the
+		# block bitmaps (the region reserved) are durable, the group
+		# descriptors that carry their checksums are not. The guest's run
+		# has --force (mounted since the last check); tune2fs -T stands in.
+		local crash=$GB/relayout/crash/bp-crash-relayout tr=$LB/fault-$name.trace
+		local scratch=$LB/fault-$name.scratch.img at seed
+		nice -n 10 make -s -C "$GB" relayout/crash/bp-crash-relayout > /dev/null 2>&1 ||
+			die "make relayout/crash/bp-crash-relayout in $GB"
+		debugfs -R "dump /var/lib/bootpack/trace $tr" "$img" > /dev/null 2>&1
+		tune2fs -T now "$img" > /dev/null
+		cp --sparse=always "$img" "$scratch"
+		rm -f "$scratch.wlog"
+		BP_CRASH_COUNT=/dev/null BP_CRASH_LOG=$scratch.wlog "$crash" "$scratch" "$tr" > /dev/null
+		# the first descriptor block write (block 1 of a 4 KiB filesystem)
+		at=$(awk '$1 == "write" { n++; if ($3 == 4096) { print n; exit } }' "$scratch.wlog")
+		[ -n "$at" ] || die "b1-cut: no descriptor write in $scratch.wlog"
+		for seed in 1 2 3 4 5 6 7 8; do
+			cp --sparse=always "$img" "$scratch"
+			BP_CRASH_AT=$at BP_CRASH_SEED=$seed "$crash" "$scratch" "$tr" \
+				> "$LB/fault-$name.cut" 2>&1 || true
+			grep -q ' 0 of 1 pending' "$LB/fault-$name.cut" && break
+		done
+		grep -q ' 0 of 1 pending' "$LB/fault-$name.cut" || die "b1-cut: no seed left B1's descriptor out"
+		mv "$scratch" "$img"
+		rm -f "$scratch.wlog" "$tr"
+		e2fsck -fn "$img" > "$LB/fault-$name.fsck-after-cut" 2>&1 || true
+		log "b1-cut: cut at write $at (seed $seed): $(grep -c 'does not match checksum' \
+			"$LB/fault-$name.fsck-after-cut") bitmap checksum finding(s) on e2fsck -fn"
+		IMG=$img BOOTDIR=fault-$name do_boot 1 ;;
 	*) die "fault: unknown kind $kind" ;;
 	esac
 	# after a power cut: the next boot; otherwise the faulty boot itself
@@ -372,13 +446,14 @@ do_fault() {
 do_faults() {
 	local f=0
 	local c
-	for c in ${FAULTS:-kill-copy kill-map kill-done needs-fsck refusal}; do
+	for c in ${FAULTS:-kill-copy kill-map kill-done b1-cut needs-fsck refusal}; do
 		case $c in
 		kill-copy) do_fault kill-copy kill "relayout pass 2/4" 2 || f=1 ;;
 		kill-map) do_fault kill-map kill "relayout pass 3/4" 0 || f=1 ;;
 		kill-done) do_fault kill-done kill "relayout of /dev/vda: done" 0 || f=1 ;;
 		needs-fsck) do_fault needs-fsck needs-fsck || f=1 ;;
 		refusal) do_fault refusal refusal || f=1 ;;
+		b1-cut) do_fault b1-cut b1-cut || f=1 ;;
 		esac
 	done
 	return $f
