@@ -319,8 +319,12 @@ do_run() {
 	[ -f "$img" ] && [ "${REBUILD:-0}" = 0 ] || do_image
 	if [ "${START:-1}" = 1 ]; then
 		do_boot 1
-		# for the fault cases
-		[ "$img" != "$LB/loop.img" ] || cp --sparse=always "$img" "$LB/after-boot-1.img"
+		# for the fault cases (FAULT_BASE=)
+		if [ "$img" = "$LB/loop.img" ]; then
+			cp --sparse=always "$img" "$LB/after-boot-1.img"
+		else
+			cp --sparse=always "$img" "${img%.img}-after-boot-1.img"
+		fi
 	fi
 	[ "$(phase_of "$img")" = relayout ] || { log "FAIL: boot 1 did not schedule the relayout"; fail=1; }
 	hashes "$img" "$b-hashes-before-2"
@@ -357,15 +361,16 @@ do_update_guest() {
 }
 
 # ---------------------------------------------------------------- faults
-# Boot 2 from the image as boot 1 left it (after-boot-1.img), with a fault;
+# Boot 2 from the image as boot 1 left it (after-boot-1.img, or FAULT_BASE:
+# loop-deb-after-boot-1.img for the .deb route's), with a fault;
 # then a boot after it. Each must complete, the host's e2fsck -fn after the
 # second boot must be clean, and no file the boots did not write changed.
 #   fault NAME kill PATTERN DELAY | fault NAME needs-fsck | fault NAME refusal
 do_fault() {
 	need_root
-	local name=$1 kind=$2 img=$LB/fault-$1.img fail=0
-	[ -f "$LB/after-boot-1.img" ] || die "no $LB/after-boot-1.img: run check-loop.sh run first"
-	cp --sparse=always "$LB/after-boot-1.img" "$img"
+	local name=$1 kind=$2 img=$LB/fault-$1.img fail=0 base=${FAULT_BASE:-$LB/after-boot-1.img}
+	[ -f "$base" ] || die "no $base: run check-loop.sh run first"
+	cp --sparse=always "$base" "$img"
 	hashes "$img" "$LB/fault-$name-hashes-before"
 	case $kind in
 	kill)
