@@ -9,27 +9,14 @@
 # relayout/crash/crash-driver.sh; the model: relayout/crash/README.md.
 
 CRASH_DRIVER=$top_srcdir/relayout/crash/crash-driver.sh
-CRASH_MKTRACE=$top_srcdir/tests/mktrace.sh
 CRASH_RELAYOUT=$top_builddir/relayout/crash/bp-crash-relayout
 CRASH_UNSAFE=$top_builddir/relayout/crash/bp-crash-unsafe
 CRASH_SUMMARY=${BP_CRASH_SUMMARY:-$top_builddir/tests/logs/crash-summary.txt}
 
-# The boot set of the relayout cases: kernel, part of the initrd, init and
-# its libraries, a few /etc files (PATH or PATH:OFF:LEN[,OFF:LEN]).
+# The boot set: the relayout cases' (RL_BOOT_FILES, written with rl_mktrace,
+# i.e. tests/mktrace.sh).
+. "$top_srcdir/tests/ts/relayout/rl-functions.sh"
 CRASH_KVER=6.1.0-bootpack
-CRASH_BOOT_FILES=(
-	/boot/vmlinuz-$CRASH_KVER
-	/boot/initrd.img-$CRASH_KVER:0:1048576,4194304:2097152
-	/boot/config-$CRASH_KVER
-	/usr/lib/systemd/systemd
-	/usr/lib/systemd/libsystemd-shared-252.so:0:65536
-	/usr/lib/x86_64-linux-gnu/libbp1.so.1
-	/usr/lib/x86_64-linux-gnu/libbp2.so.1
-	/usr/bin/bash
-	/etc/fstab
-	/etc/passwd
-	/etc/ld.so.cache
-)
 
 crash_require() {
 	bp_require_cmd debugfs e2fsck dumpe2fs sha256sum diff xargs awk
@@ -56,7 +43,7 @@ crash_points_img() {
 	shift 2
 	if [ "${1:-}" = --sample ]; then sample=$2; shift 2; fi
 	t=$BP_TMPDIR/boot.trace
-	"$CRASH_MKTRACE" "$img" "$t" "${CRASH_BOOT_FILES[@]}" || bp_fail "cannot write the trace"
+	rl_mktrace "$img" "$t" "${RL_BOOT_FILES[@]}"
 	if [ "${BP_CRASH_FULL:-0}" = 1 ]; then
 		sample=${CRASH_FULL_SAMPLE:-0}
 		opts=(--prefix --seeds "1 2" --torn-seeds "1" --max-runs 400)
