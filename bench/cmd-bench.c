@@ -57,10 +57,7 @@ static void usage(void)
 	       "                           hdd-5k160) as a bootchart-style SVG\n"
 	       "     --stream-out <file> write the request streams, one \"LAYOUT OFFSET LENGTH\"\n"
 	       "                           line per read (LAYOUT: traced, now or a strategy)\n"
-	       " -h, --help              display this help\n"
-	       " -q, --quiet             print errors only\n"
-	       " -v, --verbose           say more (repeat for debugging output)\n"
-	       " -V, --version           display version\n"
+	       BP_USAGE_COMMON("")
 	       "\n"
 	       "Models:\n");
 	for (i = 0; bp_disk_models[i]; i++)

@@ -46,6 +46,16 @@ enum {
 	{ "verbose", no_argument, NULL, 'v' },               \
 	{ "version", no_argument, NULL, 'V' }
 
+/*
+ * Their lines in a verb's usage(), inside its printf string; pad: spaces
+ * added after the 24 columns of the option names ("" or "  ").
+ */
+#define BP_USAGE_COMMON(pad)								\
+	" -h, --help              " pad "display this help\n"			\
+	" -q, --quiet             " pad "print errors only\n"			\
+	" -v, --verbose           " pad "say more (repeat for debugging output)\n"	\
+	" -V, --version           " pad "display version\n"
+
 /* Sets the level for -q/-v; prints the version for -V and returns 1 (then exit 0). */
 int bp_cli_common_opt(int c);
 

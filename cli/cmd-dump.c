@@ -25,10 +25,7 @@ static void usage(void)
 	       "     --sort=<key>        order rows by time (first access), disk (physical\n"
 	       "                         position) or size\n"
 	       " -b, --bytes             print sizes in bytes\n"
-	       " -h, --help              display this help\n"
-	       " -q, --quiet             print errors only\n"
-	       " -v, --verbose           say more (repeat for debugging output)\n"
-	       " -V, --version           display version\n"
+	       BP_USAGE_COMMON("")
 	       "\n"
 	       "For more details see bootpack-dump(8).\n");
 }

@@ -24,10 +24,7 @@ static void usage(void)
 	       " -P, --pack <file>       the pack to check\n"
 	       " -J, --json              one JSON object on stdout\n"
 	       " -b, --bytes             print sizes in bytes\n"
-	       " -h, --help              display this help\n"
-	       " -q, --quiet             print errors only\n"
-	       " -v, --verbose           say more (repeat for debugging output)\n"
-	       " -V, --version           display version\n"
+	       BP_USAGE_COMMON("")
 	       "\n"
 	       "For more details see bootpack-verify(8).\n");
 }

@@ -129,10 +129,7 @@ static void usage(void)
 	       "     --no-pack           do not rewrite a pack (default: rewrite\n"
 	       "                         " BP_STATEDIR "/pack if it is of this filesystem)\n"
 	       " -f, --force             accept a filesystem mounted after its last check\n"
-	       " -h, --help              display this help\n"
-	       " -q, --quiet             print errors only\n"
-	       " -v, --verbose           say more (repeat for debugging output)\n"
-	       " -V, --version           display version\n"
+	       BP_USAGE_COMMON("")
 	       "\n"
 	       "For more details see bootpack-relayout(8).\n");
 }

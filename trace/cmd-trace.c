@@ -42,10 +42,7 @@ static void usage(void)
 	       "     --unit-dir <dir>      where --install writes them [/etc/systemd/system]\n"
 	       "     --buffer-size <size>  trace buffer per CPU [32M]\n"
 	       "     --save-text <file>    keep a copy of the kernel's text trace\n"
-	       " -h, --help                display this help\n"
-	       " -q, --quiet               print errors only\n"
-	       " -v, --verbose             say more (repeat for debugging output)\n"
-	       " -V, --version             display version\n"
+	       BP_USAGE_COMMON("  ")
 	       "\n"
 	       "For more details see bootpack-trace(8).\n");
 }

@@ -39,10 +39,7 @@ static void usage(void)
 	       "                           filesystem now, or both: trace, files, both [both]\n"
 	       " -J, --json                print the summary as one JSON object\n"
 	       " -b, --bytes               print sizes in bytes\n"
-	       " -h, --help                display this help\n"
-	       " -q, --quiet               print errors only\n"
-	       " -v, --verbose             say more (repeat for debugging output)\n"
-	       " -V, --version             display version\n"
+	       BP_USAGE_COMMON("  ")
 	       "\n"
 	       "<device> is the filesystem the trace was taken on: a device, an image file,\n"
 	       "UUID=… or LABEL=…. It may be mounted; nothing is written to it.\n"
