@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "svg.h"
 
 #define MAX_RUNS 4
@@ -37,20 +38,6 @@ struct run {
 	uint64_t read_bytes;
 	char note[256];
 };
-
-static int grow(void **p, size_t *cap, size_t n, size_t size)
-{
-	void *q;
-
-	if (n < *cap)
-		return 0;
-	*cap = *cap ? *cap * 2 : 1024;
-	q = realloc(*p, *cap * size);
-	if (!q)
-		return -1;
-	*p = q;
-	return 0;
-}
 
 static int load_disk_log(const char *path, struct run *r)
 {
@@ -74,7 +61,8 @@ static int load_disk_log(const char *path, struct run *r)
 		if (sscanf(line, "%llu %llu %llu %c %lf %lf", &start, &off, &len, &type, &service,
 			   &wait) != 6)
 			continue;
-		if (grow((void **)&r->reqs, &r->reqcap, r->nreqs, sizeof(*r->reqs))) {
+		if (bp_array_reserve((void **)&r->reqs, &r->reqcap, r->nreqs, sizeof(*r->reqs),
+				     1024)) {
 			fclose(f);
 			return -1;
 		}
@@ -129,8 +117,8 @@ static int load_results(const char *path, struct run *r)
 			if (prev_t >= 0 && t > prev_t && all > prev_all) {
 				size_t cap = r->samplecap;
 
-				if (grow((void **)&r->samples, &r->samplecap, r->nsamples,
-					 sizeof(*r->samples)))
+				if (bp_array_reserve((void **)&r->samples, &r->samplecap,
+						     r->nsamples, sizeof(*r->samples), 1024))
 					goto fail;
 				if (cap != r->samplecap) {
 					double *b = realloc(r->sample_bytes, r->samplecap * sizeof(double));

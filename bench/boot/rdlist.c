@@ -7,21 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "rdlist.h"
-
-static int grow(void **p, size_t *cap, size_t n, size_t size)
-{
-	void *q;
-
-	if (n < *cap)
-		return 0;
-	*cap = *cap ? *cap * 2 : 64;
-	q = realloc(*p, *cap * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	return 0;
-}
 
 static int num(char *s, uint64_t *v)
 {
@@ -74,7 +61,7 @@ int rd_list_load(const char *path, struct rd_list *l, unsigned long *line)
 				rc = -EINVAL;
 				break;
 			}
-			rc = grow((void **)&l->itables, &icap, l->nitables, sizeof(it));
+			rc = -bp_array_reserve((void **)&l->itables, &icap, l->nitables, sizeof(it), 64);
 			if (rc)
 				break;
 			l->itables[l->nitables++] = it;
@@ -97,7 +84,8 @@ int rd_list_load(const char *path, struct rd_list *l, unsigned long *line)
 					if (strcmp(l->files[last].path, field[0]) == 0)
 						break;
 				if (last == l->nfiles) {
-					rc = grow((void **)&l->files, &fcap, l->nfiles, sizeof(*l->files));
+					rc = -bp_array_reserve((void **)&l->files, &fcap, l->nfiles,
+								sizeof(*l->files), 64);
 					if (rc)
 						break;
 					l->files[last].path = strdup(field[0]);
@@ -111,7 +99,7 @@ int rd_list_load(const char *path, struct rd_list *l, unsigned long *line)
 				}
 			}
 			r.file = last;
-			rc = grow((void **)&l->ranges, &rcap, l->nranges, sizeof(r));
+			rc = -bp_array_reserve((void **)&l->ranges, &rcap, l->nranges, sizeof(r), 64);
 			if (rc)
 				break;
 			l->ranges[l->nranges++] = r;
