@@ -57,6 +57,7 @@ struct rctx {
 	unsigned int nzombies;
 	int devfd;		/* the metadata device, or -1 */
 	uint64_t gap;		/* metadata gaps read through, bytes */
+	int meta_async;		/* metadata issued with WILLNEED: check it at the end */
 	int pass;		/* 1: read; 2: check residency, read what is missing */
 };
 

@@ -159,6 +159,12 @@ int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 		rd_uring_submit(&c);	/* the metadata first: file lookups need it */
 	rd_read_entries(&c, p);
 	rd_uring_drain(&c);
+	if (c.meta_async && c.devfd >= 0) {
+		/* nothing silently dropped: metadata not resident now is read again */
+		c.pass = 2;
+		rd_read_meta(&c, p, c.devfd);
+		c.pass = 1;
+	}
 	if (o->method == BP_READ_READAHEAD || o->method == BP_READ_FADVISE) {
 		/* nothing silently dropped: what is not resident now is read again */
 		c.pass = 2;

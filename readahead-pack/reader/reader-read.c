@@ -237,6 +237,17 @@ uint64_t rd_read_range(struct rctx *c, int fd, uint64_t off, uint64_t len, uint6
 		refetch(c, fd, off, len);
 		return 0;
 	}
+	/*
+	 * io_uring hands some buffered reads of the block device to its
+	 * workers, which issue them late and out of disk order (3-5 seeks of
+	 * the metadata pass on the 5400 rpm model); WILLNEED issues them now,
+	 * in order, without waiting. What is not resident after the file pass
+	 * is read again (rd_meta_check).
+	 */
+	if (c->o->method == BP_READ_URING && tag == TAG_META) {
+		c->meta_async = 1;
+		return read_with(c, fd, off, len, BP_READ_FADVISE);
+	}
 	if (c->o->method == BP_READ_URING && c->u) {
 		uring_range(c, fd, off, len, tag);
 		return 0;
