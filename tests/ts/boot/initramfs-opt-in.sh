@@ -97,6 +97,13 @@ dracut_install "" >"$T/inst"
 grep -q '^hook pre-mount$' "$T/inst" && grep -q '^binary /sbin/bootpack$' "$T/inst" ||
 	bp_fail "setup ran: the relayout is not in the dracut initramfs: $(cat "$T/inst")"
 ! grep -q 'pre-pivot\|bootpack-read' "$T/inst" || bp_fail "setup ran, not asked for: the reader was added"
+# every tool the relayout script runs is in the dracut initramfs (a
+# systemd-based dracut initramfs has no busybox: no cut, grep, tail)
+tools=$(sed -n 's/^TOOLS="\(.*\)"$/\1/p' "$top_srcdir/boot/relayout-root.sh.in")
+[ -n "$tools" ] || bp_fail "no TOOLS line in relayout-root.sh.in"
+for t in $tools; do
+	grep -q "^multiple .*\b$t\b" "$T/inst" || bp_fail "relayout-root.sh runs $t; the dracut module does not install it"
+done
 dracut_install " foo bootpack " >"$T/inst"
 grep -q '^hook pre-pivot$' "$T/inst" && grep -q '^binary /sbin/bootpack-read$' "$T/inst" &&
 	grep -q '^hook pre-mount$' "$T/inst" || bp_fail "asked for and set up: $(cat "$T/inst")"
