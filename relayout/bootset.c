@@ -264,206 +264,6 @@ static errcode_t emit_piece(struct rl_stream *s, const struct piece *pc, int pha
 	return 0;
 }
 
-/* The directories on path (root first), each laid out whole the first time it is seen. */
-static errcode_t add_dirs(struct rl_stream *s, struct pieces *p, const char *path,
-			  uint64_t rank)
-{
-	char buf[BP_TRACE_PATH_MAX + 1];
-	size_t n = strlen(path), i;
-	ext2_ino_t ino = EXT2_ROOT_INO;
-	uint32_t idx;
-	errcode_t rc;
-
-	if (n > BP_TRACE_PATH_MAX)
-		return ENAMETOOLONG;
-	memcpy(buf, path, n + 1);
-	for (i = 0; i <= n; i++) {
-		int found;
-
-		if (i && buf[i] != '/')
-			continue;
-		if (i) {
-			buf[i] = 0;
-			rc = ext2fs_namei_follow(s->fs, EXT2_ROOT_INO, EXT2_ROOT_INO, buf, &ino);
-			buf[i] = '/';
-			if (rc)
-				return 0;	/* the file check reports it missing */
-		}
-		found = rl_item_find(s, ino);
-		if (found >= 0)
-			continue;
-		rc = rl_item_new(s, ino, 1, &idx);
-		if (rc)
-			return rc;
-		if (s->items[idx].skipped)
-			continue;
-		s->dirs++;
-		rc = rl_piece_add(p, idx, PIECE_WHOLE, rank, 0, 0);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-/*
- * Directories the boot read without opening a file under them (systemd
- * listing its .wants directories, /etc/init.d, ...) are in the trace only
- * as metadata ranges. Every directory owning a traced metadata block joins
- * the stream whole, ranked at the first access of its earliest such block:
- * left where they were, they cost the reader one seek each (40 directories,
- * ~0.2 s on the 5400 rpm model, on the traced Debian boot). They go first,
- * at the very head of the region, before the path directories: after the
- * run their traced blocks are stale and they cannot be found again, and at
- * the head they leave no hole in the stream a later verify sees (the
- * reader reads the whole metadata head in one request either way).
- */
-struct dscan {
-	const struct bp_trace *t;
-	uint64_t bs, first_ns;
-};
-
-/* first_ns of the traced metadata range holding blk, or UINT64_MAX. */
-static uint64_t meta_ns(const struct bp_trace *t, uint64_t bs, blk64_t blk)
-{
-	uint64_t off = blk * bs;
-	size_t lo = 0, hi = t->nmeta;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct bp_trace_meta *m = &t->meta[mid];
-
-		if (off < m->offset)
-			hi = mid;
-		else if (off - m->offset >= m->length)
-			lo = mid + 1;
-		else
-			return m->first_ns;
-	}
-	return UINT64_MAX;
-}
-
-static int dscan_cb(ext2_filsys fs _unused_, blk64_t *blocknr, e2_blkcnt_t blockcnt _unused_,
-		    blk64_t ref_blk _unused_, int ref_offset _unused_, void *priv)
-{
-	struct dscan *d = priv;
-	uint64_t ns = meta_ns(d->t, d->bs, *blocknr);
-
-	if (ns < d->first_ns)
-		d->first_ns = ns;
-	return 0;
-}
-
-/* The first index of refs (sorted by time) read at or after ns. */
-static size_t rank_at(const struct bp_trace_ref *refs, size_t n, uint64_t ns)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (refs[mid].range->first_ns < ns)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static errcode_t add_traced_dirs(struct rl_stream *s, struct pieces *p, const struct bp_trace *t,
-				 const struct bp_trace_ref *refs, size_t nrefs)
-{
-	struct ext2_inode_large inode;
-	ext2_inode_scan scan;
-	ext2_ino_t ino;
-	struct dscan d = { .t = t, .bs = s->fs->blocksize };
-	errcode_t rc;
-
-	if (!t->nmeta)
-		return 0;
-	rc = ext2fs_open_inode_scan(s->fs, 0, &scan);
-	if (rc)
-		return rc;
-	for (;;) {
-		uint32_t idx;
-
-		rc = ext2fs_get_next_inode_full(scan, &ino, (struct ext2_inode *)&inode,
-						sizeof(inode));
-		if (rc == EXT2_ET_BAD_BLOCK_IN_INODE_TABLE)
-			continue;
-		if (rc || !ino)
-			break;
-		if (!LINUX_S_ISDIR(inode.i_mode) || !inode.i_links_count || inode.i_dtime ||
-		    (inode.i_flags & EXT4_INLINE_DATA_FL))
-			continue;
-		d.first_ns = UINT64_MAX;
-		if (ext2fs_block_iterate3(s->fs, ino, BLOCK_FLAG_READ_ONLY | BLOCK_FLAG_DATA_ONLY,
-					  NULL, dscan_cb, &d) || d.first_ns == UINT64_MAX)
-			continue;
-		if (rl_item_find(s, ino) >= 0)
-			continue;
-		rc = rl_item_new(s, ino, 1, &idx);
-		if (rc)
-			break;
-		if (s->items[idx].skipped)
-			continue;
-		s->dirs++;
-		rc = rl_piece_add(p, idx, PIECE_WHOLE, rank_at(refs, nrefs, d.first_ns), 0, 0);
-		if (rc)
-			break;
-		p->v[p->n - 1].front = RL_FRONT_LISTED_DIR;
-	}
-	ext2fs_close_inode_scan(scan);
-	return rc;
-}
-
-/*
- * What runs before the boot's first traced read was not traced: the reader
- * (exec'd as init, or started first by the initramfs) and the directory it
- * finds the pack in. Left where they were, the reader's own page faults and
- * lookups cost the traced Debian boot 8 requests far from everything else
- * (~70 ms on the 5400 rpm model) before its metadata pass. They go whole,
- * in the order given, at the very head, before the listed directories.
- * A path missing on this filesystem is no error: the filesystem may not be
- * the root, or the reader may live elsewhere.
- */
-static errcode_t add_first(struct rl_stream *s, struct pieces *p, const struct rl_build *b)
-{
-	struct ext2_inode inode;
-	ext2_ino_t ino;
-	uint32_t idx;
-	size_t i;
-	errcode_t rc;
-
-	for (i = 0; i < b->nfirst; i++) {
-		int dir;
-
-		if (!b->first[i] || !*b->first[i])
-			continue;
-		if (ext2fs_namei_follow(s->fs, EXT2_ROOT_INO, EXT2_ROOT_INO, b->first[i], &ino) ||
-		    rl_item_find(s, ino) >= 0 || ext2fs_read_inode(s->fs, ino, &inode))
-			continue;
-		dir = LINUX_S_ISDIR(inode.i_mode);
-		if (!dir && !LINUX_S_ISREG(inode.i_mode))
-			continue;
-		rc = rl_item_new(s, ino, dir, &idx);
-		if (rc)
-			return rc;
-		if (s->items[idx].skipped)
-			continue;
-		if (dir) {
-			s->dirs++;
-		} else {
-			s->files++;
-			s->items[idx].whole = 1;
-		}
-		rc = rl_piece_add(p, idx, PIECE_WHOLE, 0, 0, 0);
-		if (rc)
-			return rc;
-		p->v[p->n - 1].front = RL_FRONT_FIRST;
-	}
-	return 0;
-}
-
 /* Resolve one traced file: -1 if unusable (counted as skipped), else its item. */
 static errcode_t resolve_file(struct rl_stream *s, struct pieces *p,
 			      const struct bp_trace_file *f, int whole_files, uint64_t rank,
@@ -498,7 +298,7 @@ static errcode_t resolve_file(struct rl_stream *s, struct pieces *p,
 		s->skipped[BP_RL_SKIP_CHANGED]++;
 		return 0;
 	}
-	rc = add_dirs(s, p, f->path, rank);
+	rc = rl_add_dirs(s, p, f->path, rank);
 	if (rc)
 		return rc;
 	rc = rl_item_new(s, ino, 0, &idx);
@@ -550,7 +350,7 @@ errcode_t rl_stream_build2(ext2_filsys fs, const struct bp_trace *t, const struc
 		free(fidx);
 		return bp_err_lib(err, rc, "while ordering the trace ranges");
 	}
-	rc = add_first(s, &p, how);
+	rc = rl_add_first(s, &p, how);
 	if (rc) {
 		bp_err_lib(err, rc, "while adding the files read first");
 		goto out;
@@ -583,7 +383,7 @@ errcode_t rl_stream_build2(ext2_filsys fs, const struct bp_trace *t, const struc
 			goto out;
 		}
 	}
-	rc = add_traced_dirs(s, &p, t, refs, nrefs);
+	rc = rl_add_traced_dirs(s, &p, t, refs, nrefs);
 	if (rc) {
 		bp_err_lib(err, rc, "while looking for the directories the boot listed");
 		goto out;

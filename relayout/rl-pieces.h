@@ -41,4 +41,10 @@ int rl_piece_cmp(const void *a, const void *b);
 /* Cut item idx's traced ranges (it->tr) into pieces of at least minb blocks. */
 errcode_t rl_make_pieces(struct pieces *p, uint32_t idx, struct rl_item *it, blk64_t minb);
 
+/* head.c: items laid out whole (first files, listed and path directories). */
+errcode_t rl_add_dirs(struct rl_stream *s, struct pieces *p, const char *path, uint64_t rank);
+errcode_t rl_add_traced_dirs(struct rl_stream *s, struct pieces *p, const struct bp_trace *t,
+			     const struct bp_trace_ref *refs, size_t nrefs);
+errcode_t rl_add_first(struct rl_stream *s, struct pieces *p, const struct rl_build *b);
+
 #endif /* RL_PIECES_H */
