@@ -101,7 +101,7 @@ static void usage(void)
 		"     --max-fds <n>         files open at once at most [%3$u]\n"
 		"     --method <how>        uring, pread, readahead or fadvise [uring]\n"
 		"     --head-start-ms <ms>  as PID 1: wait this long at most for the reader\n"
-		"                           before exec'ing init [0; at most %4$u]\n"
+		"                           before exec'ing init [%5$u; at most %4$u]\n"
 		"     --background          with --no-exec: return once the pack and the root\n"
 		"                           are open, read in a child (initramfs hooks)\n"
 		"     --ioprio <class>      auto, be, idle or keep [auto: best-effort 7 unless\n"
@@ -122,7 +122,8 @@ static void usage(void)
 		"corrupt one, 4 pack refused (unsafe owner or mode, not a regular file).\n"
 		"\n"
 		"For more details see bootpack-read(8) and bootpack.conf(5).\n",
-		BP_READER_PROG, BP_READER_MAX_MS_INIT, BP_READER_MAX_FDS, BP_READER_MAX_HEAD_START);
+		BP_READER_PROG, BP_READER_MAX_MS_INIT, BP_READER_MAX_FDS, BP_READER_MAX_HEAD_START,
+		BP_READER_HEAD_START_INIT);
 }
 
 static void usage_error(const char *what, const char *arg)
@@ -513,6 +514,13 @@ static int init_main(int argc, char **argv)
 
 	defaults(&s);
 	s.o.max_ms = BP_READER_MAX_MS_INIT;
+	/*
+	 * Init waits up to 500 ms for the reader: long enough for its start-up
+	 * lookups and the metadata pass on a 2008 disk, so systemd's first
+	 * lookups find them cached and do not seek across the reader's stream
+	 * (real-boot bench, hdd-5k160: 61 seeks instead of 68; bench/boot/README.md).
+	 */
+	s.head_start_ms = BP_READER_HEAD_START_INIT;
 	first = parse_init_args(&s, argc, argv);
 	if (s.o.log == BP_LOGT_AUTO)
 		s.o.log = BP_LOGT_KMSG;

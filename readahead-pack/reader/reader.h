@@ -22,6 +22,7 @@
 #define BP_READER_MAX_FDS	64		/* default cap on open file descriptors */
 #define BP_READER_MAX_MS_INIT	60000		/* default --max-ms as init= */
 #define BP_READER_MAX_HEAD_START 10000		/* --head-start-ms at most */
+#define BP_READER_HEAD_START_INIT 500		/* default --head-start-ms as init= */
 /*
  * --meta-gap: metadata ranges closer than this are read as one request,
  * gap included. On a rotating disk a gap under ~300 KiB costs less to read

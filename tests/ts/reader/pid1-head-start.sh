@@ -33,7 +33,7 @@ bp_grep ' [1-9][0-9]* files, 0 skipped' "$BP_TMPDIR/pid1.log"
 
 # Without a head start init starts at once, the reader still running.
 rd_cold "$loop"
-rd_pid1 "$mark" --pack "$pack" --root "$BP_TMPDIR/mnt" --method=pread
+rd_pid1 "$mark" --pack "$pack" --root "$BP_TMPDIR/mnt" --head-start-ms=0 --method=pread
 bp_grep '^at-start:1$' "$mark"
 
 # A slow disk: 1 MiB/s for processes of our cgroup. Init starts after the
