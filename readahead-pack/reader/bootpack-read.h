@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * bootpack-read.h --- bootpack-read's settings, shared by the program's three files
+ *
+ * bootpack-read-opts.c fills them: the defaults, then the options, then
+ * bootpack.conf where no option was given, then the kernel command line
+ * where no option was given. bootpack-read.c reads the pack with them as a
+ * service, bootpack-read-init.c as PID 1. The engine is reader-*.c.
+ */
+#ifndef BP_BOOTPACK_READ_H
+#define BP_BOOTPACK_READ_H
+
+#include <stdint.h>
+
+#include "reader.h"
+
+struct bp_read_settings {
+	struct bp_reader_opts o;
+	const char *config;
+	int no_exec, as_init, background;
+	uint64_t head_start_ms;
+	/* set on the command line: wins over the configuration file */
+	int cl_pack, cl_init, cl_max_ms, cl_budget, cl_max_fds, cl_method, cl_ioprio, cl_log;
+	int cl_head_start, cl_meta_gap;
+	char conf_pack[256], conf_init[256];
+	unsigned int conf_bad_line;
+	int conf_rc;
+};
+
+void bp_read_defaults(struct bp_read_settings *s);
+/* The service's command line: -1 to go on, else the exit status (help, version, usage). */
+int bp_read_parse_args(struct bp_read_settings *s, int argc, char **argv);
+/* As PID 1: the index of the first word that goes to init. */
+int bp_read_parse_init_args(struct bp_read_settings *s, int argc, char **argv);
+void bp_read_apply_conf(struct bp_read_settings *s);
+void bp_read_apply_cmdline(struct bp_read_settings *s, const struct bp_reader_cmdline *cl);
+
+/* Load the pack, read it, log one summary. Returns an exit status (exitcodes.h). */
+int bp_read_run(struct bp_read_settings *s);
+/* As PID 1: fork the reader, exec init. Returns only if no init could be exec'd. */
+int bp_read_init_main(int argc, char **argv);
+
+#endif /* BP_BOOTPACK_READ_H */
