@@ -323,12 +323,12 @@ static int write_streams(const char *path, const struct bp_stream *before,
  * The pack bootpack-read reads: path, which must be of fs; or, without one,
  * the pack `bootpack pack` would write for t on fs now (in memory).
  */
-static int open_pack(const char *path, ext2_filsys fs, const struct bp_trace *t,
-		     struct bp_pack **ret, void **buf)
+static int open_pack(const char *path, const char *device, ext2_filsys fs,
+		     const struct bp_trace *t, struct bp_pack **ret, void **buf)
 {
 	struct bp_pack_opts po = { .budget = BP_PACK_DEFAULT_BUDGET };
 	struct bp_err err = { 0 };
-	char want[37], have[37];
+	char uuid[BP_UUID_STR_LEN];
 	size_t len = 0;
 	int rc;
 
@@ -344,13 +344,9 @@ static int open_pack(const char *path, ext2_filsys fs, const struct bp_trace *t,
 	rc = bp_pack_cli_load(path, ret);
 	if (rc)
 		return rc;
-	bp_uuid_str(fs->super->s_uuid, want);
-	bp_uuid_str(bp_pack_info(*ret)->uuid, have);
-	if (strcmp(want, have)) {
-		bp_log_error("%s: the pack is of filesystem %s, the device holds %s; "
-			     "give the pack of this filesystem", path, have, want);
-		return BP_EX_REFUSED;
-	}
+	bp_uuid_str(bp_pack_info(*ret)->uuid, uuid);
+	if (bp_fs_check_ident(fs, device, "pack", uuid, bp_pack_info(*ret)->block_size, &err))
+		return bp_fail(&err);
 	return BP_EX_OK;
 }
 
@@ -440,7 +436,7 @@ int cmd_bench(int argc, char **argv)
 		ret = bp_fail(&err);
 		goto out;
 	}
-	ret = open_pack(pack_path, fs, t, &pack, &pack_buf);
+	ret = open_pack(pack_path, dev.path, fs, t, &pack, &pack_buf);
 	if (ret)
 		goto out;
 	for (k = 0; k < BP_STRATEGY_NR; k++) {

@@ -20,7 +20,10 @@
  *     'tune2fs -U random'); and
  * (2) its block size equals the filesystem's.
  * Anything else is BP_ET_TRACE_MISMATCH with one message naming both UUIDs
- * and block sizes, whatever the verb (exit status 4).
+ * and block sizes, whatever the verb (exit status 4). bootpack-read links no
+ * libext2fs: it applies (1) to the root's UUID as FS_IOC_GETFSUUID gives it
+ * (readahead-pack/reader/reader-io.c), and skips the check where the kernel
+ * cannot say; the writer never makes a pack without (2) holding.
  */
 #ifndef BP_FSIDENT_H
 #define BP_FSIDENT_H

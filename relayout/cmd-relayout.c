@@ -552,8 +552,7 @@ int cmd_relayout(int argc, char **argv)
 		print_text(stdout, dev.path, &rep, o.dry_run);
 	ret = BP_EX_OK;
 	if (!o.dry_run)
-		ret = bp_relayout_repack(pack_mode, pack_path, dev.path, dev.uuid, trace, &rep,
-					 json || quiet);
+		ret = bp_relayout_repack(pack_mode, pack_path, dev.path, trace, &rep, json || quiet);
 out:
 	bp_relayout_report_free(&rep);
 	bp_trace_free(trace);

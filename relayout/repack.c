@@ -7,37 +7,29 @@
  * pack named with --pack, or else the default pack when it exists and
  * belongs to this filesystem (a pack of another filesystem is left alone).
  */
-#include <errno.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "exitcodes.h"
+#include "fsident.h"
 #include "log.h"
 #include "pack-build.h"
 #include "pack-parse.h"
 #include "repack.h"
 #include "strutils.h"
 
-
-/* 1 if the pack at path exists and is of the filesystem fs_uuid. */
-static int pack_is_ours(const char *path, const char *fs_uuid)
+/* 1 if the pack p is of fs: the one identity rule (fsident.h). */
+static int pack_is_of(const struct bp_pack *p, ext2_filsys fs)
 {
-	struct bp_pack *p = NULL;
-	const char *why = NULL;
-	char uuid[37];
-	int ours;
+	const struct bp_pack_info *in = bp_pack_info(p);
+	struct bp_err err = { 0 };
+	char uuid[BP_UUID_STR_LEN];
 
-	if (bp_pack_load_file(path, 0, &p, &why) < 0)
-		return 0;
-	bp_uuid_str(bp_pack_info(p)->uuid, uuid);
-	ours = fs_uuid && strcmp(uuid, fs_uuid) == 0;
-	bp_pack_free(p);
-	return ours;
+	bp_uuid_str(in->uuid, uuid);
+	return !bp_fs_check_ident(fs, fs->device_name, "pack", uuid, in->block_size, &err);
 }
 
 int bp_relayout_repack(enum bp_repack_mode mode, const char *path, const char *device,
-		       const char *fs_uuid, const struct bp_trace *t,
-		       const struct bp_relayout_report *rl, int quiet)
+		       const struct bp_trace *t, const struct bp_relayout_report *rl, int quiet)
 {
 	struct bp_pack_opts po = {
 		.budget = BP_PACK_DEFAULT_BUDGET,
@@ -48,20 +40,29 @@ int bp_relayout_repack(enum bp_repack_mode mode, const char *path, const char *d
 		.nmoved_from = rl->nmoved_from,
 	};
 	struct bp_pack_report rep = { 0 };
+	struct bp_pack *old = NULL;
 	struct bp_err err = { 0 };
+	const char *why = NULL;
 	ext2_filsys fs = NULL;
 	char sz[32];
 	errcode_t rc;
 
 	if (mode == BP_REPACK_NEVER)
 		return BP_EX_OK;
+	/* The default pack: only when there is one, and it is of this filesystem. */
 	if (mode == BP_REPACK_AUTO) {
 		path = BP_PACK_DEFAULT_PATH;
-		if (!pack_is_ours(path, fs_uuid))
+		if (bp_pack_load_file(path, 0, &old, &why) < 0)
 			return BP_EX_OK;
 	}
 	po.output = path;
 	rc = bp_fs_open_ro(device, &fs, &err);
+	if (!rc && old && !pack_is_of(old, fs)) {
+		bp_pack_free(old);
+		ext2fs_close_free(&fs);
+		return BP_EX_OK;
+	}
+	bp_pack_free(old);
 	if (!rc)
 		rc = bp_pack_build_write(fs, t, &po, &rep, &err);
 	if (fs)

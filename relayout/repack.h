@@ -20,7 +20,6 @@ enum bp_repack_mode {
  * and no longer describes the filesystem.
  */
 int bp_relayout_repack(enum bp_repack_mode mode, const char *path, const char *device,
-		       const char *fs_uuid, const struct bp_trace *t,
-		       const struct bp_relayout_report *rep, int quiet);
+		       const struct bp_trace *t, const struct bp_relayout_report *rep, int quiet);
 
 #endif /* BP_REPACK_H */

@@ -147,7 +147,7 @@ tune2fs -U "$uuid" "$BP_TMPDIR/copy.img" >/dev/null 2>&1 || bp_fail "tune2fs -U"
 sed "s/^uuid .*/uuid $uuid/" "$BP_TMPDIR/boot.trace" >"$BP_TMPDIR/copy.trace"
 bp_expect_exit 4 "$BOOTPACK" bench --pack "$BP_TMPDIR/pack" --trace "$BP_TMPDIR/copy.trace" \
 	"$BP_TMPDIR/copy.img"
-bp_grep 'the pack is of filesystem .*, the device holds '"$uuid" "$BP_TMPDIR/err"
+bp_grep 'the pack is of filesystem UUID .*, this one is UUID '"$uuid" "$BP_TMPDIR/err"
 bp_expect_exit 3 "$BOOTPACK" bench --pack "$BP_TMPDIR/nosuch" --trace "$BP_TMPDIR/boot.trace" "$img"
 bp_grep 'no such pack' "$BP_TMPDIR/err"
 exit 0
