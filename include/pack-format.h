@@ -74,14 +74,12 @@
 /* compat: informational, ignored by readers that do not know them */
 #define BP_PACK_COMPAT_MTIME_NSEC	0x00000001	/* mtime_nsec fields are meaningful */
 #define BP_PACK_COMPAT_RELAYOUT		0x00000002	/* written by relayout after it moved blocks */
-#define BP_PACK_COMPAT_SUPP		(BP_PACK_COMPAT_MTIME_NSEC | BP_PACK_COMPAT_RELAYOUT)
 
 /* incompat: a reader that does not know one must refuse the pack */
 #define BP_PACK_INCOMPAT_DEFLATE	0x00000001	/* body is a zlib stream */
 #define BP_PACK_INCOMPAT_SUPP		(BP_PACK_INCOMPAT_DEFLATE)
 
 /* ro_compat: none defined yet */
-#define BP_PACK_RO_COMPAT_SUPP		0
 
 /* phys of an entry whose physical position is unknown (never written by v1) */
 #define BP_PACK_PHYS_NONE	UINT64_MAX
