@@ -19,6 +19,7 @@
 
 #include "bp_et.h"
 #include "devspec.h"
+#include "fsident.h"
 #include "loop.h"
 #include "trace-engine.h"
 
@@ -196,12 +197,9 @@ static errcode_t check_fs(const struct bp_setup_opts *o, struct bp_setup_check *
 	}
 	snprintf(c->devpath, sizeof(c->devpath), "%s", dev.path);
 	snprintf(c->uuid, sizeof(c->uuid), "%s", dev.uuid ? dev.uuid : "");
-	ret = ext2fs_open(c->devpath, EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP, 0, 0,
-			  unix_io_manager, &fs);
-	if (ret) {
-		bp_err_lib(err, ret, "%s: libext2fs cannot open it", c->devpath);
+	ret = bp_fs_open_ro(c->devpath, &fs, err);
+	if (ret)
 		goto out;
-	}
 	sb = fs->super;
 	if (ext2fs_has_feature_extents(sb) || ext2fs_has_feature_flex_bg(sb) ||
 	    ext2fs_has_feature_64bit(sb))
