@@ -34,6 +34,7 @@ tr_no_instance
 
 "$BOOTPACK" trace -o "$BP_TMPDIR/t" -- sleep 1 2>/dev/null &
 pid=$!
+tr_orphan "$pid"	# other cases running now must not take it for a leak
 for _ in $(seq 100); do
 	[ "$(cat "$tfs/instances/bootpack-$pid/tracing_on" 2>/dev/null)" = 1 ] && break
 	sleep 0.05

@@ -65,15 +65,27 @@ tr_dir_blocks() {
 	debugfs -R "blocks $2" "$1" 2>/dev/null | tr ' ' '\n' | awk -v bs="$bs" 'NF{print $1 * bs}'
 }
 
+# Instances a case leaves behind on purpose (it SIGKILLs the tracer), one
+# empty file per PID, machine-wide: cases of a run with -j2, or of a
+# sanitizer run beside a plain one, see each other's instances.
+TR_ORPHANS=${TMPDIR:-/tmp}/bootpack-test-orphans
+
+# tr_orphan PID: the instance of PID is orphaned on purpose until this case ends.
+tr_orphan() {
+	mkdir -p "$TR_ORPHANS" && : >"$TR_ORPHANS/$1" || bp_fail "cannot mark $1 in $TR_ORPHANS"
+	bp_on_exit "rm -f '$TR_ORPHANS/$1'"
+}
+
 # tr_no_instance: fail if a bootpack tracefs instance was left behind by a
 # process that is gone (instances of live processes belong to other tests
-# running at the same time).
+# running at the same time; those tr_orphan marked are left on purpose).
 tr_no_instance() {
 	local tfs d pid
 	tfs=$(bp_tracefs)
 	for d in "$tfs"/instances/bootpack-*; do
 		[ -d "$d" ] || continue
 		pid=${d##*/bootpack-}
+		[ -e "$TR_ORPHANS/$pid" ] && continue
 		if ! kill -0 "$pid" 2>/dev/null; then
 			bp_fail "tracefs instance $d was left behind"
 		fi
