@@ -88,6 +88,25 @@ static void child_setup(enum bp_log_target log)
  * a hard deadline on the monotonic clock, no I/O of our own, so a slow or
  * stuck disk never holds init longer than ms.
  */
+static void head_start(int fd, uint64_t ms);
+
+/*
+ * --head-start-ms=auto: wait on a rotating disk, where systemd's first
+ * lookups would seek across the reader's start-up and metadata pass; on
+ * flash a seek costs little and the wait would only idle the CPU.
+ */
+static uint64_t resolve_head_start(const struct bp_read_settings *s)
+{
+	struct stat st;
+
+	if (s->head_start_ms != BP_READER_HEAD_START_AUTO)
+		return s->head_start_ms;
+	if (stat(s->o.root, &st) < 0)
+		return 0;
+	return bp_reader_rotational(major(st.st_dev), minor(st.st_dev), 1) == 1 ?
+		BP_READER_HEAD_START_ROT : 0;
+}
+
 static void head_start(int fd, uint64_t ms)
 {
 	uint64_t t0 = bp_reader_now_ms(), now;
@@ -112,12 +131,13 @@ int bp_read_init_main(int argc, char **argv)
 	bp_read_defaults(&s);
 	s.o.max_ms = BP_READER_MAX_MS_INIT;
 	/*
-	 * Init waits up to 500 ms for the reader: long enough for its start-up
-	 * lookups and the metadata pass on a 2008 disk, so systemd's first
-	 * lookups find them cached and do not seek across the reader's stream
-	 * (real-boot bench, hdd-5k160: 61 seeks instead of 68; bench/boot/README.md).
+	 * On a rotating disk init waits up to 500 ms for the reader: about
+	 * what its start-up lookups and the metadata pass take on a 2008
+	 * disk, so systemd's first lookups find them cached and do not seek
+	 * across the reader's stream (real-boot bench, hdd-5k160: 61 seeks
+	 * instead of 68; bench/boot/README.md).
 	 */
-	s.head_start_ms = BP_READER_HEAD_START_INIT;
+	s.head_start_ms = BP_READER_HEAD_START_AUTO;
 	first = bp_read_parse_init_args(&s, argc, argv);
 	if (s.o.log == BP_LOGT_AUTO)
 		s.o.log = BP_LOGT_KMSG;
@@ -145,6 +165,7 @@ int bp_read_init_main(int argc, char **argv)
 		int done[2] = { -1, -1 };
 
 		/* --head-start-ms: the child holds the write end until it is done */
+		s.head_start_ms = resolve_head_start(&s);
 		if (s.head_start_ms && pipe2(done, O_CLOEXEC) < 0)
 			done[0] = done[1] = -1;
 		pid = fork();

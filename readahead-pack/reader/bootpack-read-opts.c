@@ -74,7 +74,8 @@ static void usage(void)
 		"     --max-fds <n>         files open at once at most [%3$u]\n"
 		"     --method <how>        uring, pread, readahead or fadvise [uring]\n"
 		"     --head-start-ms <ms>  as PID 1: wait this long at most for the reader\n"
-		"                           before exec'ing init [%5$u; at most %4$u]\n"
+		"                           before exec'ing init, or auto (%5$u on a rotating\n"
+		"                           disk, else 0) [auto; at most %4$u]\n"
 		"     --background          with --no-exec: return once the pack and the root\n"
 		"                           are open, read in a child (initramfs hooks)\n"
 		"     --ioprio <class>      auto, be, idle or keep [auto: best-effort 7 unless\n"
@@ -90,13 +91,13 @@ static void usage(void)
 		" -V, --version             display version\n"
 		"\n"
 		"Kernel command line: bootpack=off disables it, bootpack.init=<path> names init,\n"
-		"bootpack.meta_gap=<size> sets --meta-gap.\n"
+		"bootpack.meta_gap=<size> sets --meta-gap, bootpack.head_start_ms=<ms> --head-start-ms.\n"
 		"Exit status (--no-exec): 0 read, 1 failure, 2 usage, 3 no pack or a stale or\n"
 		"corrupt one, 4 pack refused (unsafe owner or mode, not a regular file).\n"
 		"\n"
 		"For more details see bootpack-read(8) and bootpack.conf(5).\n",
 		BP_READER_PROG, BP_READER_MAX_MS_INIT, BP_READER_MAX_FDS, BP_READER_MAX_HEAD_START,
-		BP_READER_HEAD_START_INIT);
+		BP_READER_HEAD_START_ROT);
 }
 
 static void usage_error(const char *what, const char *arg)
@@ -138,7 +139,7 @@ static int set_opt(struct bp_read_settings *s, int c, const char *arg)
 		s->cl_budget = 1;
 		return 0;
 	case OPT_HEAD_START:
-		if (bp_parse_u64(arg, &v) || v > BP_READER_MAX_HEAD_START)
+		if (bp_reader_parse_head_start(arg, &v))
 			return -EINVAL;
 		s->head_start_ms = v;
 		s->cl_head_start = 1;
@@ -235,6 +236,8 @@ void bp_read_apply_cmdline(struct bp_read_settings *s, const struct bp_reader_cm
 {
 	if (cl->has_meta_gap && !s->cl_meta_gap)
 		s->o.meta_gap = cl->meta_gap;
+	if (cl->has_head_start && !s->cl_head_start)
+		s->head_start_ms = cl->head_start_ms;
 }
 
 void bp_read_defaults(struct bp_read_settings *s)

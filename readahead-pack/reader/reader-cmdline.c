@@ -78,6 +78,15 @@ void bp_reader_parse_cmdline(const char *buf, struct bp_reader_cmdline *c)
 				v[vlen] = '\0';
 				c->has_meta_gap = bp_reader_parse_gap(v, &c->meta_gap) == 0;
 			}
+		} else if (klen == 22 && strncmp(start, "bootpack.head_start_ms", 22) == 0) {
+			char v[32];
+
+			if (vlen < sizeof(v)) {
+				memcpy(v, val, vlen);
+				v[vlen] = '\0';
+				c->has_head_start =
+					bp_reader_parse_head_start(v, &c->head_start_ms) == 0;
+			}
 		} else if (klen == 13 && strncmp(start, "bootpack.init", 13) == 0) {
 			if (vlen > 0 && vlen < sizeof(c->init) && val[0] == '/') {
 				memcpy(c->init, val, vlen);
@@ -170,6 +179,20 @@ int bp_reader_parse_log(const char *s)
 	return -EINVAL;
 }
 
+int bp_reader_parse_head_start(const char *s, uint64_t *ms)
+{
+	uint64_t v;
+
+	if (strcmp(s, "auto") == 0) {
+		*ms = BP_READER_HEAD_START_AUTO;
+		return 0;
+	}
+	if (bp_parse_u64(s, &v) || v > BP_READER_MAX_HEAD_START)
+		return -EINVAL;
+	*ms = v;
+	return 0;
+}
+
 int bp_reader_parse_gap(const char *s, uint64_t *gap)
 {
 	uint64_t v;
@@ -217,7 +240,7 @@ static int conf_set(struct bp_reader_conf *c, const char *k, const char *v)
 		return 0;
 	}
 	if (strcmp(k, "head_start_ms") == 0) {
-		if (bp_parse_u64(v, &n) || n > BP_READER_MAX_HEAD_START)
+		if (bp_reader_parse_head_start(v, &n))
 			return -EINVAL;
 		c->head_start_ms = n;
 		c->has_head_start = 1;

@@ -22,7 +22,8 @@
 #define BP_READER_MAX_FDS	64		/* default cap on open file descriptors */
 #define BP_READER_MAX_MS_INIT	60000		/* default --max-ms as init= */
 #define BP_READER_MAX_HEAD_START 10000		/* --head-start-ms at most */
-#define BP_READER_HEAD_START_INIT 500		/* default --head-start-ms as init= */
+#define BP_READER_HEAD_START_ROT 500		/* --head-start-ms=auto on a rotating disk */
+#define BP_READER_HEAD_START_AUTO UINT64_MAX	/* --head-start-ms=auto */
 /*
  * --meta-gap: metadata ranges closer than this are read as one request,
  * gap included. On a rotating disk a gap under ~300 KiB costs less to read
@@ -153,6 +154,8 @@ struct bp_reader_cmdline {
 	char init[256];		/* bootpack.init=PATH, "" if absent */
 	uint64_t meta_gap;	/* bootpack.meta_gap=SIZE|auto */
 	int has_meta_gap;
+	uint64_t head_start_ms;	/* bootpack.head_start_ms=MS|auto */
+	int has_head_start;
 };
 void bp_reader_parse_cmdline(const char *buf, struct bp_reader_cmdline *c);
 int bp_reader_read_cmdline(struct bp_reader_cmdline *c);
@@ -177,6 +180,8 @@ int bp_reader_parse_conf(const char *buf, struct bp_reader_conf *c, unsigned int
 int bp_reader_load_conf(const char *path, struct bp_reader_conf *c, unsigned int *line);
 int bp_reader_parse_method(const char *s);
 int bp_reader_parse_ioprio(const char *s);
+/* "auto" (BP_READER_HEAD_START_AUTO) or 0..BP_READER_MAX_HEAD_START ms; -EINVAL. */
+int bp_reader_parse_head_start(const char *s, uint64_t *ms);
 int bp_reader_parse_log(const char *s);
 /* "auto" (BP_READER_META_GAP_AUTO) or a size up to BP_READER_META_GAP_MAX; 0 or -EINVAL. */
 int bp_reader_parse_gap(const char *s, uint64_t *gap);

@@ -35,6 +35,12 @@ static void test_cmdline(void)
 	CHECK(c.has_meta_gap && c.meta_gap == BP_READER_META_GAP_AUTO);
 	bp_reader_parse_cmdline("bootpack.meta_gap=17M bootpack.meta_gapx=1k", &c);
 	CHECK(!c.has_meta_gap);	/* above the most, and not our key */
+	bp_reader_parse_cmdline("bootpack.head_start_ms=0 quiet", &c);
+	CHECK(c.has_head_start && c.head_start_ms == 0);
+	bp_reader_parse_cmdline("bootpack.head_start_ms=auto", &c);
+	CHECK(c.has_head_start && c.head_start_ms == BP_READER_HEAD_START_AUTO);
+	bp_reader_parse_cmdline("bootpack.head_start_ms=10001 bootpack.head_start=5", &c);
+	CHECK(!c.has_head_start);	/* above the most, and not our key */
 }
 
 static void test_conf(void)
@@ -55,6 +61,12 @@ static void test_conf(void)
 	CHECK(c.has_budget && c.budget == 10ULL << 20);
 	CHECK(c.has_max_fds && c.max_fds == 8);
 	CHECK(c.log == BP_LOGT_STDERR && c.method == BP_READ_FADVISE && c.ioprio == BP_IOPRIO_IDLE);
+	bp_reader_conf_init(&c);
+	CHECK(bp_reader_parse_conf("head_start_ms = auto\n", &c, &line) == 0);
+	CHECK(c.has_head_start && c.head_start_ms == BP_READER_HEAD_START_AUTO);
+	bp_reader_conf_init(&c);
+	CHECK(bp_reader_parse_conf("head_start_ms = 250\n", &c, &line) == 0);
+	CHECK(c.has_head_start && c.head_start_ms == 250);
 	bp_reader_conf_init(&c);
 	CHECK(bp_reader_parse_conf("budget = 75MB\n", &c, &line) == 0);
 	CHECK(c.has_budget && c.budget == 75000000ULL);	/* as bootpack pack -B 75MB */

@@ -36,6 +36,16 @@ rd_cold "$loop"
 rd_pid1 "$mark" --pack "$pack" --root "$BP_TMPDIR/mnt" --head-start-ms=0 --method=pread
 bp_grep '^at-start:1$' "$mark"
 
+# auto (the default) on a disk that says it does not rotate: no wait either.
+rot=/sys/block/${loop#/dev/}/queue/rotational
+old=$(cat "$rot")
+echo 0 >"$rot" || bp_fail "cannot set $rot"
+bp_on_exit "echo $old >'$rot'"
+rd_cold "$loop"
+rd_pid1 "$mark" --pack "$pack" --root "$BP_TMPDIR/mnt" --method=pread
+bp_grep '^at-start:1$' "$mark"
+echo "$old" >"$rot"
+
 # A slow disk: 1 MiB/s for processes of our cgroup. Init starts after the
 # 300 ms head start, while the reader still reads (it stops at --max-ms).
 grp=$cg/bp-test-$$
