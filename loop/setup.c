@@ -32,6 +32,9 @@
 #ifndef BP_DRACUTMODULEDIR
 #define BP_DRACUTMODULEDIR "/usr/lib/dracut/modules.d"
 #endif
+#ifndef BP_SYSTEMDUNITDIR
+#define BP_SYSTEMDUNITDIR "/usr/lib/systemd/system"
+#endif
 
 #define GRUB_SNIPPET "/etc/default/grub.d/bootpack.cfg"
 #define DPKG_HOOK "/etc/dpkg/dpkg.cfg.d/bootpack"
@@ -51,8 +54,9 @@ static const struct {
 	{ "bootpack-read.service", "sysinit.target.wants" },
 };
 
+/* The administrator's, make install's (--with-systemdsystemunitdir), the distribution's. */
 static const char *const unit_dirs[] = {
-	"/etc/systemd/system", "/lib/systemd/system", "/usr/lib/systemd/system",
+	"/etc/systemd/system", BP_SYSTEMDUNITDIR, "/lib/systemd/system", "/usr/lib/systemd/system",
 };
 
 static void say(const struct bp_setup_opts *o, const char *fmt, ...) _printf_(2, 3);
@@ -274,8 +278,9 @@ errcode_t bp_setup_check(const struct bp_setup_opts *o, struct bp_setup_check *c
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
 		if (find_unit(o->root, units[i].name, p, sizeof(p)))
 			return bp_err_set(err, ENOENT, "%s: unit %s is not installed (looked in "
-					  "/etc, /lib and /usr/lib systemd/system): install the "
-					  "bootpack package first", o->root, units[i].name);
+					  "/etc, /lib and /usr/lib systemd/system and in " BP_SYSTEMDUNITDIR
+					  "): install the bootpack package first",
+					  o->root, units[i].name);
 	if (!exists(o->root, "/lib/systemd/systemd") && !exists(o->root, "/usr/lib/systemd/systemd"))
 		return bp_err_set(err, ENOENT, "%s: no systemd: the trace and loop units need it",
 				  o->root);
