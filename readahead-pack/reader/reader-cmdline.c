@@ -36,6 +36,19 @@ static int is_off(const char *v, size_t len)
 	return 0;
 }
 
+/* A numeric value of the command line (not NUL-terminated there): 1 if parsed. */
+static int parse_value(const char *val, size_t vlen, int (*parse)(const char *, uint64_t *),
+		       uint64_t *out)
+{
+	char v[32];
+
+	if (vlen >= sizeof(v))
+		return 0;
+	memcpy(v, val, vlen);
+	v[vlen] = '\0';
+	return parse(v, out) == 0;
+}
+
 void bp_reader_parse_cmdline(const char *buf, struct bp_reader_cmdline *c)
 {
 	const char *p = buf;
@@ -71,22 +84,10 @@ void bp_reader_parse_cmdline(const char *buf, struct bp_reader_cmdline *c)
 		if (klen == 8 && strncmp(start, "bootpack", 8) == 0) {
 			c->off = is_off(val, vlen);
 		} else if (klen == 17 && strncmp(start, "bootpack.meta_gap", 17) == 0) {
-			char v[32];
-
-			if (vlen < sizeof(v)) {
-				memcpy(v, val, vlen);
-				v[vlen] = '\0';
-				c->has_meta_gap = bp_reader_parse_gap(v, &c->meta_gap) == 0;
-			}
+			c->has_meta_gap = parse_value(val, vlen, bp_reader_parse_gap, &c->meta_gap);
 		} else if (klen == 22 && strncmp(start, "bootpack.head_start_ms", 22) == 0) {
-			char v[32];
-
-			if (vlen < sizeof(v)) {
-				memcpy(v, val, vlen);
-				v[vlen] = '\0';
-				c->has_head_start =
-					bp_reader_parse_head_start(v, &c->head_start_ms) == 0;
-			}
+			c->has_head_start = parse_value(val, vlen, bp_reader_parse_head_start,
+							&c->head_start_ms);
 		} else if (klen == 13 && strncmp(start, "bootpack.init", 13) == 0) {
 			if (vlen > 0 && vlen < sizeof(c->init) && val[0] == '/') {
 				memcpy(c->init, val, vlen);
