@@ -87,7 +87,10 @@ bp_kmsg_grep() {
 bp_loop_attach() {
 	local _bp_loopdev
 	_bp_loopdev=$(losetup --find --show "$1") || bp_fail "losetup $1"
-	bp_on_exit "losetup -d '$_bp_loopdev'"
+	# At exit, detach it only if it is still ours: the case may have
+	# detached it already, and a case running beside it may have been given
+	# the same device since (its mount then fails: "can't read superblock").
+	bp_on_exit "losetup -j '$1' | grep -q '^$_bp_loopdev:' && losetup -d '$_bp_loopdev'"
 	printf -v "$2" '%s' "$_bp_loopdev"
 }
 
