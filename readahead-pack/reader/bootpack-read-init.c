@@ -84,7 +84,7 @@ static void child_setup(enum bp_log_target log)
 }
 
 /*
- * Wait until the reader is done or ms have passed, whichever comes first:
+ * Wait until the reader's stream is under way or ms have passed, whichever comes first:
  * a hard deadline on the monotonic clock, no I/O of our own, so a slow or
  * stuck disk never holds init longer than ms.
  */
@@ -105,6 +105,16 @@ static uint64_t resolve_head_start(const struct bp_read_settings *s)
 		return 0;
 	return bp_reader_rotational(major(st.st_dev), minor(st.st_dev), 1) == 1 ?
 		BP_READER_HEAD_START_ROT : 0;
+}
+
+/* The child's end of the head-start pipe: closed once the stream is under way. */
+static int head_fd = -1;
+
+static void end_head_start(void)
+{
+	if (head_fd >= 0)
+		close(head_fd);
+	head_fd = -1;
 }
 
 static void head_start(int fd, uint64_t ms)
@@ -164,7 +174,11 @@ int bp_read_init_main(int argc, char **argv)
 	if (!cl.off) {
 		int done[2] = { -1, -1 };
 
-		/* --head-start-ms: the child holds the write end until it is done */
+		/*
+		 * --head-start-ms: the child holds the write end until its stream
+		 * is under way (the first files' metadata in, the first window of
+		 * reads queued), or until it ends.
+		 */
 		s.head_start_ms = resolve_head_start(&s);
 		if (s.head_start_ms && pipe2(done, O_CLOEXEC) < 0)
 			done[0] = done[1] = -1;
@@ -172,6 +186,8 @@ int bp_read_init_main(int argc, char **argv)
 		if (pid == 0) {
 			if (done[0] >= 0)
 				close(done[0]);
+			head_fd = done[1];
+			s.o.streaming = end_head_start;
 			child_setup(s.o.log);
 			rc = bp_read_run(&s);
 			bp_rlog_close();

@@ -29,6 +29,7 @@ enum {
 	OPT_HEAD_START,
 	OPT_BACKGROUND,
 	OPT_META_GAP,
+	OPT_IN_FLIGHT,
 };
 
 static const struct option longopts[] = {
@@ -48,6 +49,7 @@ static const struct option longopts[] = {
 	{ "as-init", no_argument, NULL, OPT_AS_INIT },
 	{ "no-meta", no_argument, NULL, OPT_NO_META },
 	{ "meta-gap", required_argument, NULL, OPT_META_GAP },
+	{ "in-flight", required_argument, NULL, OPT_IN_FLIGHT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -86,18 +88,20 @@ static void usage(void)
 		"     --no-meta             do not read the metadata ranges\n"
 		"     --meta-gap <size>     read through gaps up to this between metadata\n"
 		"                           ranges [auto: 256 KiB on a rotating disk, else 0]\n"
+		"     --in-flight <size>    file reads queued or in flight at most [%6$u MiB]\n"
 		"     --as-init             behave as PID 1 even if not (PID namespace tests)\n"
 		" -h, --help                display this help\n"
 		" -V, --version             display version\n"
 		"\n"
 		"Kernel command line: bootpack=off disables it, bootpack.init=<path> names init,\n"
-		"bootpack.meta_gap=<size> sets --meta-gap, bootpack.head_start_ms=<ms> --head-start-ms.\n"
+		"bootpack.meta_gap=<size>, bootpack.head_start_ms=<ms> and bootpack.in_flight=<size>\n"
+		"set the options of those names.\n"
 		"Exit status (--no-exec): 0 read, 1 failure, 2 usage, 3 no pack or a stale or\n"
 		"corrupt one, 4 pack refused (unsafe owner or mode, not a regular file).\n"
 		"\n"
 		"For more details see bootpack-read(8) and bootpack.conf(5).\n",
 		BP_READER_PROG, BP_READER_MAX_MS_INIT, BP_READER_MAX_FDS, BP_READER_MAX_HEAD_START,
-		BP_READER_HEAD_START_ROT);
+		BP_READER_HEAD_START_ROT, BP_READER_IN_FLIGHT >> 20);
 }
 
 static void usage_error(const char *what, const char *arg)
@@ -189,6 +193,12 @@ static int set_opt(struct bp_read_settings *s, int c, const char *arg)
 		s->o.meta_gap = v;
 		s->cl_meta_gap = 1;
 		return 0;
+	case OPT_IN_FLIGHT:
+		if (bp_reader_parse_in_flight(arg, &v))
+			return -EINVAL;
+		s->o.in_flight = v;
+		s->cl_in_flight = 1;
+		return 0;
 	}
 	return -EINVAL;
 }
@@ -229,6 +239,8 @@ void bp_read_apply_conf(struct bp_read_settings *s)
 		s->o.log = conf.log;
 	if (conf.has_meta_gap && !s->cl_meta_gap)
 		s->o.meta_gap = conf.meta_gap;
+	if (conf.has_in_flight && !s->cl_in_flight)
+		s->o.in_flight = conf.in_flight;
 }
 
 /* The kernel command line wins over the configuration file, not over options. */
@@ -238,6 +250,8 @@ void bp_read_apply_cmdline(struct bp_read_settings *s, const struct bp_reader_cm
 		s->o.meta_gap = cl->meta_gap;
 	if (cl->has_head_start && !s->cl_head_start)
 		s->head_start_ms = cl->head_start_ms;
+	if (cl->has_in_flight && !s->cl_in_flight)
+		s->o.in_flight = cl->in_flight;
 }
 
 void bp_read_defaults(struct bp_read_settings *s)

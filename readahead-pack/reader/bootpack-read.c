@@ -111,6 +111,9 @@ int bp_read_run(struct bp_read_settings *s)
 			st.meta_gap_how == BP_GAP_NOT_ROTATING ? "auto, not rotating" :
 			st.meta_gap_how == BP_GAP_UNKNOWN ? "auto, rotation unknown" : "set",
 			(unsigned long long)st.meta_gap_bytes);
+	if (st.meta_deferred)
+		bp_rlog(BP_RLOG_INFO, "metadata first needed later in the boot read at its place in "
+			"the stream: %llu bytes", (unsigned long long)st.meta_deferred);
 	bp_rlog(BP_RLOG_INFO,
 		"%llu bytes (%llu metadata), %llu files, %llu skipped (%llu stale, %llu unsafe, "
 		"%llu missing), %llu cut, %llu errors, %llu ms%s%s",

@@ -3,8 +3,9 @@
  * reader-cmdline.c --- bootpack-read settings: kernel command line and bootpack.conf
  *
  * Kernel command line: "bootpack=off" (also 0, no, false) disables the
- * reader; "bootpack.init=PATH" names the init to exec; "bootpack.meta_gap="
- * sets --meta-gap. Values may be quoted
+ * reader; "bootpack.init=PATH" names the init to exec; "bootpack.meta_gap=",
+ * "bootpack.head_start_ms=" and "bootpack.in_flight=" set the options of
+ * those names. Values may be quoted
  * ("bootpack.init=\"/sbin/my init\"") as the kernel allows.
  *
  * $(sysconfdir)/bootpack.conf (BP_READER_CONF): "key = value" lines, '#' comments; see bootpack.conf(5).
@@ -85,6 +86,9 @@ void bp_reader_parse_cmdline(const char *buf, struct bp_reader_cmdline *c)
 			c->off = is_off(val, vlen);
 		} else if (klen == 17 && strncmp(start, "bootpack.meta_gap", 17) == 0) {
 			c->has_meta_gap = parse_value(val, vlen, bp_reader_parse_gap, &c->meta_gap);
+		} else if (klen == 18 && strncmp(start, "bootpack.in_flight", 18) == 0) {
+			c->has_in_flight = parse_value(val, vlen, bp_reader_parse_in_flight,
+						       &c->in_flight);
 		} else if (klen == 22 && strncmp(start, "bootpack.head_start_ms", 22) == 0) {
 			c->has_head_start = parse_value(val, vlen, bp_reader_parse_head_start,
 							&c->head_start_ms);
@@ -208,6 +212,16 @@ int bp_reader_parse_gap(const char *s, uint64_t *gap)
 	return 0;
 }
 
+int bp_reader_parse_in_flight(const char *s, uint64_t *bytes)
+{
+	uint64_t v;
+
+	if (bp_parse_size(s, &v) || v < BP_READER_IN_FLIGHT_MIN || v > BP_READER_IN_FLIGHT_MAX)
+		return -EINVAL;
+	*bytes = v;
+	return 0;
+}
+
 void bp_reader_conf_init(struct bp_reader_conf *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -258,6 +272,12 @@ static int conf_set(struct bp_reader_conf *c, const char *k, const char *v)
 		if (bp_reader_parse_gap(v, &c->meta_gap))
 			return -EINVAL;
 		c->has_meta_gap = 1;
+		return 0;
+	}
+	if (strcmp(k, "in_flight") == 0) {
+		if (bp_reader_parse_in_flight(v, &c->in_flight))
+			return -EINVAL;
+		c->has_in_flight = 1;
 		return 0;
 	}
 	if (strcmp(k, "max_fds") == 0) {

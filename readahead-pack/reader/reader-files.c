@@ -197,6 +197,9 @@ static void flush(struct rctx *c, struct pending *pd)
 {
 	if (pd->len)
 		c->st->bytes += rd_read_range(c, pd->fd, pd->off, pd->len, pd->path_off);
+	c->file_queued += pd->len;
+	if (c->file_queued >= c->window)
+		rd_streaming(c);
 	pd->len = 0;
 	pd->fd = -1;
 }
@@ -214,6 +217,8 @@ void rd_read_entries(struct rctx *c, const struct bp_pack *p)
 
 		if (bp_pack_entry(p, i, &e) < 0)
 			break;
+		if (c->pass == 1)
+			rd_meta_due(c, e.budget_pos);
 		if (e.budget_pos > c->budget || rd_out_of_time(c)) {
 			if (c->pass == 1)
 				c->st->cut++;
@@ -258,4 +263,6 @@ void rd_read_entries(struct rctx *c, const struct bp_pack *p)
 		pd.len = len;
 	}
 	flush(c, &pd);
+	if (c->pass == 1)
+		rd_meta_due(c, UINT64_MAX);
 }

@@ -26,6 +26,11 @@ enum fstate {
 #define URING_BATCH	64	/* reads submitted by one io_uring_enter(2): one block plug */
 #define TAG_META	UINT64_MAX
 
+/* Metadata ranges read as one request; budget: the earliest the boot needs one. */
+struct meta_chain {
+	uint64_t at, len, budget;
+};
+
 /* Open files, least recently used evicted. */
 struct slot {
 	uint32_t path_off;
@@ -58,6 +63,12 @@ struct rctx {
 	int devfd;		/* the metadata device, or -1 */
 	uint64_t gap;		/* metadata gaps read through, bytes */
 	int meta_async;		/* metadata issued with WILLNEED: check it at the end */
+	uint64_t window;	/* io_uring: bytes queued or in flight at most (--in-flight) */
+	uint64_t in_flight;	/* io_uring: bytes queued or in flight now */
+	struct meta_chain *later;	/* metadata chains read at their place in the stream */
+	unsigned int nlater, maxlater, next_later;
+	uint64_t file_queued;	/* bytes of file ranges issued so far (pass 1) */
+	int streaming;		/* o->streaming() was called */
 	int pass;		/* 1: read; 2: check residency, read what is missing */
 };
 
@@ -67,6 +78,7 @@ void rd_count_bytes(struct rctx *c, uint64_t tag, uint64_t n);
 int rd_uring_submit(struct rctx *c);
 void rd_uring_drain(struct rctx *c);
 uint64_t rd_read_range(struct rctx *c, int fd, uint64_t off, uint64_t len, uint64_t tag);
+void rd_streaming(struct rctx *c);
 
 /* reader-files.c: the file entries */
 int rd_hash_init(struct rctx *c, uint32_t nfiles);
@@ -75,6 +87,7 @@ void rd_read_entries(struct rctx *c, const struct bp_pack *p);
 
 /* reader-meta.c: the metadata ranges */
 void rd_read_meta(struct rctx *c, const struct bp_pack *p, int devfd);
+void rd_meta_due(struct rctx *c, uint64_t pos);
 int rd_meta_device(struct rctx *c, const struct bp_pack_info *in, int uuid_checked);
 
 #endif /* BP_READER_INT_H */

@@ -30,6 +30,7 @@ static void free_ctx(struct rctx *c)
 	while (c->nslots)
 		close(c->slots[--c->nslots].fd);
 	free(c->slots);
+	free(c->later);
 	free(c->keys);
 	free(c->states);
 	free(c->buf);
@@ -90,6 +91,7 @@ int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 	 * max(max_sectors_kb, read_ahead_kb) of the device per call: chunk at that.
 	 */
 	c.chunk = BP_READER_CHUNK;
+	c.window = o->in_flight ? o->in_flight : BP_READER_IN_FLIGHT;
 	if (o->method == BP_READ_READAHEAD || o->method == BP_READ_FADVISE) {
 		uint64_t cap = bp_reader_ra_cap(major(c.root_dev), minor(c.root_dev));
 
@@ -158,7 +160,7 @@ int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 	if (c.u)
 		rd_uring_submit(&c);	/* the metadata first: file lookups need it */
 	rd_read_entries(&c, p);
-	rd_uring_drain(&c);
+	rd_uring_drain(&c);	/* a pack smaller than the window: init waits for the end */
 	if (c.meta_async && c.devfd >= 0) {
 		/* nothing silently dropped: metadata not resident now is read again */
 		c.pass = 2;

@@ -2,19 +2,88 @@
 /*
  * reader-meta.c --- bootpack-read: the metadata ranges, read through the block device
  *
- * Inode tables, directories, extent blocks: what the file lookups need,
- * read first, in disk order, from the root filesystem's block device.
+ * Inode tables, directories, extent blocks: what the file lookups need.
+ * Ranges a gap of at most --meta-gap apart are read as one request (a
+ * chain). A chain the boot needs early is read first, in disk order, before
+ * any file: the lookups of the first files wait for it. A chain first needed
+ * later in the boot (the journal's blocks, the end of the disk that udev
+ * probes) is read when the file stream reaches its place in the pack: read
+ * first, its seeks (often across the whole disk) would delay every file the
+ * boot needs before it. What the boot already read before the reader ran
+ * (the superblock, the journal's superblock: mount did) does not make a
+ * chain early.
  */
 #include <fcntl.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "reader-int.h"
 
-/* Metadata ranges in disk order; ranges that touch are read as one. */
+/* 1 if every page of [off, off + len) of fd is in the page cache. */
+static int resident(int fd, uint64_t off, uint64_t len)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uint64_t first, n, i;
+	unsigned char *vec;
+	void *map;
+	int all = 0;
+
+	if (pg <= 0 || !len)
+		return 0;
+	first = off & ~((uint64_t)pg - 1);
+	n = (off + len - first + (uint64_t)pg - 1) / (uint64_t)pg;
+	map = mmap(NULL, n * (uint64_t)pg, PROT_READ, MAP_SHARED, fd, (off_t)first);
+	if (map == MAP_FAILED)
+		return 0;
+	vec = malloc(n);
+	if (vec && mincore(map, n * (uint64_t)pg, vec) == 0) {
+		for (i = 0; i < n && (vec[i] & 1); i++)
+			;
+		all = i == n;
+	}
+	free(vec);
+	munmap(map, n * (uint64_t)pg);
+	return all;
+}
+
+static int by_budget(const void *a, const void *b)
+{
+	const struct meta_chain *x = a, *y = b;
+
+	return x->budget < y->budget ? -1 : x->budget > y->budget;
+}
+
+/* One chain: read now, or kept for its place in the stream (pass 1). */
+static void chain_done(struct rctx *c, const struct meta_chain *ch, int devfd)
+{
+	if (c->pass == 1 && ch->budget > BP_READER_META_EARLY && ch->budget != UINT64_MAX) {
+		struct meta_chain *m = c->later;
+
+		if (c->nlater == c->maxlater) {
+			unsigned int n = c->maxlater ? 2 * c->maxlater : 16;
+
+			m = realloc(c->later, n * sizeof(*m));
+			if (m) {
+				c->later = m;
+				c->maxlater = n;
+			}
+		}
+		if (c->nlater < c->maxlater) {
+			c->later[c->nlater++] = *ch;
+			c->st->meta_deferred += ch->len;
+			return;
+		}
+	}
+	rd_count_bytes(c, TAG_META, rd_read_range(c, devfd, ch->at, ch->len, TAG_META));
+}
+
+/* Metadata ranges in disk order, in chains; early chains now, later ones kept. */
 void rd_read_meta(struct rctx *c, const struct bp_pack *p, int devfd)
 {
 	uint32_t i, n = bp_pack_nmeta(p);
-	uint64_t at = 0, len = 0;
+	struct meta_chain ch = { 0 };
 
 	if (c->o->method == BP_READ_PREAD || c->o->method == BP_READ_URING)
 		posix_fadvise(devfd, 0, 0, POSIX_FADV_RANDOM);
@@ -34,22 +103,43 @@ void rd_read_meta(struct rctx *c, const struct bp_pack *p, int devfd)
 		 * Touching ranges are one request; so are ranges a gap of at
 		 * most c->gap apart (sorted by offset, as the writer stores them).
 		 */
-		if (i < n && len && m.offset >= at + len && m.offset - (at + len) <= c->gap &&
-		    m.offset + m.length - at <= BP_PACK_MAX_RANGE) {
+		if (i < n && ch.len && m.offset >= ch.at + ch.len &&
+		    m.offset - (ch.at + ch.len) <= c->gap &&
+		    m.offset + m.length - ch.at <= BP_PACK_MAX_RANGE) {
 			if (c->pass == 1)
-				c->st->meta_gap_bytes += m.offset - (at + len);
-			len = m.offset + m.length - at;
+				c->st->meta_gap_bytes += m.offset - (ch.at + ch.len);
+			ch.len = m.offset + m.length - ch.at;
 		} else {
-			if (len)
-				rd_count_bytes(c, TAG_META, rd_read_range(c, devfd, at, len, TAG_META));
-			at = m.offset;
-			len = i < n ? m.length : 0;
+			if (ch.len)
+				chain_done(c, &ch, devfd);
+			ch.at = m.offset;
+			ch.len = i < n ? m.length : 0;
+			ch.budget = UINT64_MAX;
 		}
+		/* what the boot has read already (mount did) does not make a chain early */
+		if (i < n && c->pass == 1 && m.budget_pos < ch.budget &&
+		    !resident(devfd, m.offset, m.length))
+			ch.budget = m.budget_pos;
 		if (i < n && c->pass == 1)
 			c->st->meta_ranges++;
 	}
+	if (c->nlater)
+		qsort(c->later, c->nlater, sizeof(*c->later), by_budget);
 }
 
+/*
+ * The file stream is at budget position pos: read the kept chains the boot
+ * needs before what is queued now is done (UINT64_MAX: all that are left).
+ */
+void rd_meta_due(struct rctx *c, uint64_t pos)
+{
+	while (c->next_later < c->nlater && c->devfd >= 0 &&
+	       (pos == UINT64_MAX || c->later[c->next_later].budget <= pos + c->window)) {
+		const struct meta_chain *ch = &c->later[c->next_later++];
+
+		rd_count_bytes(c, TAG_META, rd_read_range(c, c->devfd, ch->at, ch->len, TAG_META));
+	}
+}
 /* The metadata device, or -1 with st->why_meta set. */
 int rd_meta_device(struct rctx *c, const struct bp_pack_info *in, int uuid_checked)
 {

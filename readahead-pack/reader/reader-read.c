@@ -16,6 +16,18 @@
 
 #include "reader-int.h"
 
+/* The stream is under way: what is queued goes to the disk, then o->streaming(). */
+void rd_streaming(struct rctx *c)
+{
+	if (c->streaming || c->pass != 1)
+		return;
+	c->streaming = 1;
+	if (c->u)
+		rd_uring_submit(c);
+	if (c->o->streaming)
+		c->o->streaming();
+}
+
 int rd_out_of_time(struct rctx *c)
 {
 	if (!c->o->max_ms || c->st->timed_out)
@@ -109,14 +121,18 @@ void rd_count_bytes(struct rctx *c, uint64_t tag, uint64_t n)
 		c->st->meta_bytes += n;
 }
 
-/* Reap completions (waiting for wait_nr); short or failed reads are read synchronously. */
-static void uring_reap(struct rctx *c, unsigned int wait_nr)
+/*
+ * Reap completions (waiting for wait_nr); short or failed reads are read
+ * synchronously. The number reaped.
+ */
+static unsigned int uring_reap(struct rctx *c, unsigned int wait_nr)
 {
 	struct bp_uring_req done[64];
-	unsigned int i, n;
+	unsigned int i, n, total = 0;
 
 	do {
 		n = bp_uring_reap(c->u, wait_nr, done, sizeof(done) / sizeof(done[0]));
+		total += n;
 		wait_nr = 0;
 		for (i = 0; i < n; i++) {
 			const struct bp_uring_req *r = &done[i];
@@ -124,6 +140,7 @@ static void uring_reap(struct rctx *c, unsigned int wait_nr)
 			int fd;
 
 			rd_count_bytes(c, r->tag, got);
+			c->in_flight -= r->len < c->in_flight ? r->len : c->in_flight;
 			if (r->res == 0 || got >= r->len)
 				continue;
 			/* short, or failed (-EAGAIN, -EINVAL of an old kernel ...): pread the rest */
@@ -136,6 +153,7 @@ static void uring_reap(struct rctx *c, unsigned int wait_nr)
 							 BP_READ_PREAD));
 		}
 	} while (n == sizeof(done) / sizeof(done[0]));
+	return total;
 }
 
 /* Submit the queued reads, then close the descriptors evicted meanwhile. */
@@ -167,7 +185,15 @@ void rd_uring_drain(struct rctx *c)
 	}
 }
 
-/* Queue [off, off + len) of fd in chunks; bytes are counted as they complete. */
+/*
+ * Queue [off, off + len) of fd in chunks; bytes are counted as they complete.
+ *
+ * At most c->window bytes are queued or in flight: the disk serves requests
+ * in the order it gets them, so a read the boot issues itself (a page the
+ * pack does not hold, or one the reader has not reached) waits behind
+ * everything already queued. A few requests keep the disk streaming; more
+ * only delay the boot's own reads (see bootpack-read(8), --in-flight).
+ */
 static void uring_range(struct rctx *c, int fd, uint64_t off, uint64_t len, uint64_t tag)
 {
 	uint64_t done = 0;
@@ -175,8 +201,14 @@ static void uring_range(struct rctx *c, int fd, uint64_t off, uint64_t len, uint
 	while (done < len && !rd_out_of_time(c)) {
 		uint32_t n = (uint32_t)(len - done < c->chunk ? len - done : c->chunk);
 
+		if (c->in_flight && c->in_flight + n > c->window)
+			rd_streaming(c);	/* the first window is queued */
+		while (c->in_flight && c->in_flight + n > c->window)
+			if (!uring_reap(c, 1))
+				break;	/* nothing completes: the slots below decide */
 		while (bp_uring_queue_read(c->u, fd, off + done, n, tag) == -EBUSY)
 			uring_reap(c, 1);
+		c->in_flight += n;
 		done += n;
 		if (bp_uring_queued(c->u) >= URING_BATCH && rd_uring_submit(c) < 0) {
 			rd_uring_drain(c);	/* cannot submit: let what is in flight end */

@@ -34,7 +34,20 @@
 #define BP_READER_META_GAP_AUTO	UINT64_MAX
 #define BP_READER_META_GAP_ROT	(256u << 10)
 #define BP_READER_META_GAP_MAX	(16u << 20)
+/*
+ * Metadata the boot first needs within this many bytes of its reads is read
+ * before the files; the rest when the file stream gets there (reader-meta.c).
+ */
+#define BP_READER_META_EARLY	(8u << 20)
 enum { BP_GAP_SET, BP_GAP_ROTATING, BP_GAP_NOT_ROTATING, BP_GAP_UNKNOWN };
+/*
+ * --in-flight: bytes of file reads queued or in flight at most (io_uring).
+ * The disk serves what it is given in order; a read the boot issues itself
+ * waits behind all of it. A few maximal requests keep a disk streaming.
+ */
+#define BP_READER_IN_FLIGHT	(4u << 20)
+#define BP_READER_IN_FLIGHT_MIN	(128u << 10)
+#define BP_READER_IN_FLIGHT_MAX	(1024u << 20)
 
 /* How ranges are read (--method); see readahead-pack/BENCH.md. */
 enum bp_read_method {
@@ -73,7 +86,14 @@ struct bp_reader_opts {
 	int as_init;		/* PID 1 (init=): nothing may be mounted yet */
 	uint64_t meta_gap;	/* read through gaps up to this between metadata ranges;
 				 * BP_READER_META_GAP_AUTO: by the disk's rotational flag */
+	uint64_t in_flight;	/* io_uring bytes queued or in flight at most; 0: default */
 	void (*ready)(void);	/* called once the root and the device are open, before reading */
+	/*
+	 * Called once, when the first files' metadata is in and the first
+	 * --in-flight bytes of file reads are queued (or at the end): init's
+	 * head start ends there, its own reads then queue behind the stream.
+	 */
+	void (*streaming)(void);
 };
 
 struct bp_reader_stats {
@@ -97,6 +117,7 @@ struct bp_reader_stats {
 	uint64_t meta_gap;	/* the gap used (bytes) */
 	int meta_gap_how;	/* BP_GAP_* */
 	uint64_t meta_gap_bytes;	/* bytes of gaps read to save a seek */
+	uint64_t meta_deferred;	/* metadata bytes read at their place in the stream */
 	int timed_out;		/* --max-ms reached */
 	int uring_errno;	/* --method=uring: io_uring_setup(2) failed with this, pread used */
 };
@@ -156,6 +177,8 @@ struct bp_reader_cmdline {
 	int has_meta_gap;
 	uint64_t head_start_ms;	/* bootpack.head_start_ms=MS|auto */
 	int has_head_start;
+	uint64_t in_flight;	/* bootpack.in_flight=SIZE */
+	int has_in_flight;
 };
 void bp_reader_parse_cmdline(const char *buf, struct bp_reader_cmdline *c);
 int bp_reader_read_cmdline(struct bp_reader_cmdline *c);
@@ -173,6 +196,8 @@ struct bp_reader_conf {
 	int has_max_ms, has_budget, has_max_fds, has_head_start;
 	uint64_t meta_gap;
 	int has_meta_gap;
+	uint64_t in_flight;
+	int has_in_flight;
 };
 void bp_reader_conf_init(struct bp_reader_conf *c);
 /* 0, or -EINVAL with *line set to the first bad line (which is skipped). */
@@ -185,6 +210,8 @@ int bp_reader_parse_head_start(const char *s, uint64_t *ms);
 int bp_reader_parse_log(const char *s);
 /* "auto" (BP_READER_META_GAP_AUTO) or a size up to BP_READER_META_GAP_MAX; 0 or -EINVAL. */
 int bp_reader_parse_gap(const char *s, uint64_t *gap);
+/* A size from BP_READER_IN_FLIGHT_MIN to BP_READER_IN_FLIGHT_MAX; 0 or -EINVAL. */
+int bp_reader_parse_in_flight(const char *s, uint64_t *bytes);
 
 /* reader-log.c: one line at a time, with write(2); never fails, never blocks. */
 void bp_rlog_open(enum bp_log_target t);

@@ -41,6 +41,12 @@ static void test_cmdline(void)
 	CHECK(c.has_head_start && c.head_start_ms == BP_READER_HEAD_START_AUTO);
 	bp_reader_parse_cmdline("bootpack.head_start_ms=10001 bootpack.head_start=5", &c);
 	CHECK(!c.has_head_start);	/* above the most, and not our key */
+	bp_reader_parse_cmdline("bootpack.in_flight=2M", &c);
+	CHECK(c.has_in_flight && c.in_flight == 2ULL << 20);
+	bp_reader_parse_cmdline("bootpack.in_flight=64k bootpack.in_flights=8M", &c);
+	CHECK(!c.has_in_flight);	/* below the least, and not our key */
+	bp_reader_parse_cmdline("bootpack.in_flight=2G", &c);
+	CHECK(!c.has_in_flight);	/* above the most */
 }
 
 static void test_conf(void)
@@ -83,6 +89,11 @@ static void test_conf(void)
 	CHECK(bp_reader_parse_conf("meta_gap = 0\n", &c, &line) == 0);
 	CHECK(c.has_meta_gap && c.meta_gap == 0);
 	CHECK(bp_reader_parse_conf("meta_gap = 1M\n", &c, &line) == 0 && c.meta_gap == 1ULL << 20);
+	bp_reader_conf_init(&c);
+	CHECK(bp_reader_parse_conf("in_flight = 8MiB\n", &c, &line) == 0);
+	CHECK(c.has_in_flight && c.in_flight == 8ULL << 20);
+	bp_reader_conf_init(&c);
+	CHECK(bp_reader_parse_conf("in_flight = 1k\n", &c, &line) == -EINVAL && !c.has_in_flight);
 	bp_reader_conf_init(&c);
 	CHECK(bp_reader_parse_conf("meta_gap = lots\n", &c, &line) == -EINVAL && !c.has_meta_gap);
 	CHECK(c.ioprio == -1);

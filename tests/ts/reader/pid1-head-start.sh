@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # --head-start-ms as PID 1 (PID namespace, stand-in init): with a fast disk
-# init starts once the reader is done; with a disk slowed to 1 MiB/s (blkio
+# and a pack smaller than the reader's window init starts once the reader is
+# done; once the window is queued, while the reader streams; with a disk slowed to 1 MiB/s (blkio
 # throttling of the loop device in a cgroup of our own) init starts while
 # the reader still reads: the head start is a deadline, never a wait for
 # the disk. The stand-in notes whether the reader was running when it
@@ -63,6 +64,21 @@ bp_on_exit "echo $old >'$rot'"
 slow_pid1
 bp_grep '^at-start:1$' "$mark"
 echo "$old" >"$rot"
+
+# The head start ends once the reader's stream is under way (its first
+# --in-flight window queued, here 128 KiB), not when the reader is done: 3 MiB
+# at 1 MiB/s take the reader about 3 s, and init starts while it reads, long
+# before the 10 s deadline (without that signal init would start when the
+# reader ended: at-start:0).
+rd_cold "$loop"
+(
+	echo $BASHPID >"$grp/cgroup.procs"
+	rd_pid1 "$mark" --pack "$pack" --root "$BP_TMPDIR/mnt" --method=uring --in-flight=128K \
+		--budget=3M --head-start-ms=10000
+)
+cat "$BP_TMPDIR/pid1.log"
+bp_grep '^at-start:1$' "$mark"
+bp_grep ' 0 errors' "$BP_TMPDIR/pid1.log"
 
 # Init starts after the 300 ms head start, while the reader still reads (it
 # stops at --max-ms).

@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# --in-flight: the reader keeps at most SIZE of file reads queued or in
+# flight, so a read the boot issues itself waits behind that much at most.
+# The disk is a loop device slowed to 4 MiB/s for the processes of a cgroup
+# of our own (blkio throttling queues their reads first come, first
+# served, as a disk does). While bootpack-read streams a 36 MiB pack there,
+# a 4 KiB read of a file outside the pack is issued from the same cgroup;
+# what of the pack became resident (mincore, from outside) while it waited
+# is what was queued ahead of it: at most the window and a read or two with
+# --in-flight=2M, most of the pack with --in-flight=64M.
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
+. "$top_srcdir/tests/ts/reader/reader-lib.sh"
+
+bp_require_root
+bp_require_cmd losetup debugfs mke2fs dd
+cg=/sys/fs/cgroup/blkio
+[ -w "$cg/blkio.throttle.read_bps_device" ] ||
+	bp_skip "no cgroup v1 blkio controller to slow the disk down"
+
+d=$BP_TMPDIR/tree
+mkdir -p "$d"
+big=()
+for i in 1 2 3 4 5 6; do
+	head -c $((6 << 20)) /dev/urandom >"$d/big$i"
+	big+=("/big$i")
+done
+head -c $((2 << 20)) /dev/urandom >"$d/other"
+img=$BP_TMPDIR/win.img
+mke2fs -q -F -t ext4 -d "$d" "$img" 64M || bp_fail "mke2fs -d"
+rm -rf "$d"
+pack=$BP_TMPDIR/pack
+rd_make_pack "$img" "$pack" "${big[@]}"
+bp_loop_attach "$img" loop
+mnt=$BP_TMPDIR/mnt
+bp_mount "$loop" "$mnt" ro
+
+grp=$cg/bp-test-$$
+mkdir "$grp"
+bp_on_exit "rmdir '$grp'"
+read -r maj min < <(stat -c '%t %T' "$loop")
+echo "$((16#$maj)):$((16#$min)) $((4 << 20))" >"$grp/blkio.throttle.read_bps_device"
+
+# pages of the pack's files in the page cache
+resident() {
+	local f n=0
+	for f in "${big[@]}"; do
+		n=$((n + $("$RD_HELPERS/bp-mincore" "$mnt$f")))
+	done
+	echo "$n"
+}
+
+# ahead WINDOW: bytes of the pack that became resident while the read of
+# another file waited, the reader streaming with --in-flight WINDOW
+ahead() {
+	local r0 r1 n
+	rd_cold "$loop"
+	(
+		echo $BASHPID >"$grp/cgroup.procs"
+		"$READER" --no-exec --config=none --log=stderr --method=uring --root "$mnt" \
+			--pack "$pack" --in-flight "$1" >"$BP_TMPDIR/rd.log" 2>&1 &
+		rpid=$!
+		# let it stream: 2 MiB resident
+		for ((n = 0; n < 400; n++)); do
+			[ "$(resident)" -ge 512 ] && break
+			sleep 0.05
+		done
+		r0=$(resident)
+		dd if="$mnt/other" of=/dev/null bs=4k count=1 status=none
+		r1=$(resident)
+		wait $rpid || { cat "$BP_TMPDIR/rd.log" >&2; exit 1; }
+		echo $(((r1 - r0) * 4096))
+	) || bp_fail "bootpack-read --in-flight $1 failed"
+}
+
+small=$(ahead 2M)
+large=$(ahead 64M)
+bp_info "resident while the other read waited: $small bytes (--in-flight 2M), $large (64M)"
+# 2 MiB window + 1 MiB read being filled + the other read's own readahead
+[ "$small" -le $((4 << 20)) ] || bp_fail "--in-flight 2M: $small bytes were read ahead of the other read"
+[ "$large" -ge $((12 << 20)) ] ||
+	bp_fail "--in-flight 64M: only $large bytes ahead of the other read (the test cannot tell)"
+bp_grep ' 6 files, 0 skipped' "$BP_TMPDIR/rd.log"
