@@ -37,7 +37,7 @@ PKGS=systemd-sysv,udev,dbus,rsyslog,cron,openssh-server,python3,procps,kmod,ipro
 FS_UUID=b0075ac0-b007-4008-8000-000000002008
 HASH_SEED=b0075ac0-b007-4008-8000-0000000000ff
 TRACE_EVENTS=filemap:mm_filemap_add_to_page_cache,filemap:mm_filemap_get_pages,filemap:mm_filemap_map_pages,filemap:mm_filemap_fault,block:block_rq_issue,block:block_rq_complete
-BLOCK_EVENTS=block:block_rq_insert,block:block_rq_issue,block:block_rq_complete
+BLOCK_EVENTS=${BLOCK_EVENTS:-block:block_rq_insert,block:block_rq_issue,block:block_rq_complete}
 QEMU_TIMEOUT=${QEMU_TIMEOUT:-1800}
 CALIB_ITERS=20000000
 
