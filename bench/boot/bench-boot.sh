@@ -396,9 +396,12 @@ do_prepare() {
 		# the reader's time cap (max_ms, 60 s as init=) is guest wall time, which
 		# the scaled disk stretches: no cap in the bench (BP_MAX_MS to set one)
 		printf '# bench-boot\nmax_ms = %s\n' "${BP_MAX_MS:-0}" > "$BB/img/$s.conf"
-		# the reader is installed first, as a package would be: relayout puts
-		# it and the pack's directory at the head of the region (--first)
-		install_into "$img.tmp" "$rd" /usr/sbin/bootpack-read 0755 \
+		# the reader is installed first, as a package would be (stripped, as
+		# dh_strip does: 780 KiB instead of 1 MB, fewer page faults before
+		# main()): relayout puts it and the pack's directory at the head of
+		# the region (--first)
+		strip -o "$BB/img/bootpack-read.stripped" "$rd" || die "strip $rd"
+		install_into "$img.tmp" "$BB/img/bootpack-read.stripped" /usr/sbin/bootpack-read 0755 \
 			"$BB/img/$s.conf" /etc/bootpack.conf 0644
 		install_into "$img.tmp" /dev/null /var/lib/bootpack/.keep 0644
 		e2fsck -fy "$img.tmp" > "$BB/logs/fsck-install-$s.log" 2>&1 ||
