@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # --head-start-ms as PID 1 (PID namespace, stand-in init): with a fast disk
 # and a pack smaller than the reader's window init starts once the reader is
-# done; once the window is queued, while the reader streams; with a disk slowed to 1 MiB/s (blkio
+# done; else once the window is queued, while the reader streams; with a
+# disk slowed to 1 MiB/s (blkio
 # throttling of the loop device in a cgroup of our own) init starts while
 # the reader still reads: the head start is a deadline, never a wait for
 # the disk. The stand-in notes whether the reader was running when it
@@ -25,9 +26,11 @@ bp_loop_attach "$img" loop
 bp_mount "$loop" "$BP_TMPDIR/mnt" ro
 mark=$BP_TMPDIR/mark
 
-# Fast disk, a long head start: the reader is done when init starts.
+# Fast disk, a long head start, a window larger than the pack (the head
+# start then ends only with the reader): the reader is done when init starts.
 rd_cold "$loop"
-rd_pid1 "$mark" --pack "$pack" --root "$BP_TMPDIR/mnt" --head-start-ms=2000 --method=pread
+rd_pid1 "$mark" --pack "$pack" --root "$BP_TMPDIR/mnt" --head-start-ms=2000 --method=pread \
+	--in-flight=1G
 cat "$BP_TMPDIR/pid1.log"
 bp_grep '^at-start:0$' "$mark"
 bp_grep ' [1-9][0-9]* files, 0 skipped' "$BP_TMPDIR/pid1.log"
