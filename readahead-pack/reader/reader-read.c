@@ -201,11 +201,19 @@ static void uring_range(struct rctx *c, int fd, uint64_t off, uint64_t len, uint
 	while (done < len && !rd_out_of_time(c)) {
 		uint32_t n = (uint32_t)(len - done < c->chunk ? len - done : c->chunk);
 
-		if (c->in_flight && c->in_flight + n > c->window)
+		/*
+		 * The window is full: submit, and wait until half of it is
+		 * done. What is queued meanwhile goes in one submit when it is
+		 * full again: one block plug, so files that follow each other on
+		 * the disk merge into requests of max_sectors_kb (refilled one
+		 * read at a time, each submit was a request of its own).
+		 */
+		if (c->in_flight && c->in_flight + n > c->window) {
 			rd_streaming(c);	/* the first window is queued */
-		while (c->in_flight && c->in_flight + n > c->window)
-			if (!uring_reap(c, 1))
-				break;	/* nothing completes: the slots below decide */
+			while (c->in_flight && c->in_flight > c->window / 2)
+				if (!uring_reap(c, 1))
+					break;	/* nothing completes: the slots below decide */
+		}
 		while (bp_uring_queue_read(c->u, fd, off + done, n, tag) == -EBUSY)
 			uring_reap(c, 1);
 		c->in_flight += n;
