@@ -116,12 +116,13 @@ int bp_read_run(struct bp_read_settings *s)
 			"the stream: %llu bytes", (unsigned long long)st.meta_deferred);
 	bp_rlog(BP_RLOG_INFO,
 		"%llu bytes (%llu metadata), %llu files, %llu skipped (%llu stale, %llu unsafe, "
-		"%llu missing), %llu cut, %llu errors, %llu ms%s%s",
+		"%llu missing), %llu cut, %llu errors, %llu ms (%llu ms CPU)%s%s",
 		(unsigned long long)st.bytes, (unsigned long long)st.meta_bytes,
 		(unsigned long long)st.files, (unsigned long long)st.skipped,
 		(unsigned long long)st.stale, (unsigned long long)st.unsafe,
 		(unsigned long long)st.missing, (unsigned long long)st.cut,
 		(unsigned long long)st.errors, (unsigned long long)st.elapsed_ms,
+		(unsigned long long)st.cpu_ms,
 		st.timed_out ? " (stopped at --max-ms)" : "", refetch);
 	return BP_EX_OK;
 }

@@ -40,6 +40,16 @@ static void free_ctx(struct rctx *c)
 		close(c->rootfd);
 }
 
+static uint64_t cpu_ms(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return 0;
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+}
+
 int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 		  struct bp_reader_stats *st, const char **why)
 {
@@ -49,7 +59,7 @@ int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 	struct rlimit rl;
 	struct stat rst;
 	uint8_t uuid[16];
-	uint64_t mem;
+	uint64_t mem, cpu0;
 	int uuid_checked = 0, rc = 0;
 
 	memset(st, 0, sizeof(*st));
@@ -57,6 +67,7 @@ int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 	c.o = o;
 	c.st = st;
 	c.t0 = bp_reader_now_ms();
+	cpu0 = cpu_ms();
 	c.compat = in->feature_compat;
 	c.have_openat2 = 1;
 	c.nullfd = -1;
@@ -177,5 +188,6 @@ int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 out:
 	free_ctx(&c);
 	st->elapsed_ms = bp_reader_now_ms() - c.t0;
+	st->cpu_ms = cpu_ms() - cpu0;
 	return rc;
 }

@@ -111,6 +111,7 @@ struct bp_reader_stats {
 	uint64_t refetched;	/* bytes not resident after an asynchronous pass, read again */
 	uint64_t budget;	/* effective budget in bytes */
 	uint64_t elapsed_ms;
+	uint64_t cpu_ms;	/* CPU time of the run (user + system, getrusage(2)) */
 	int meta_skipped;	/* 1: metadata ranges not read (no device), see why_meta */
 	const char *why_meta;
 	char meta_dev[96];	/* how the device node was found, when read */
