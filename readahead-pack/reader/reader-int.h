@@ -79,6 +79,7 @@ int rd_uring_submit(struct rctx *c);
 void rd_uring_drain(struct rctx *c);
 uint64_t rd_read_range(struct rctx *c, int fd, uint64_t off, uint64_t len, uint64_t tag);
 void rd_streaming(struct rctx *c);
+unsigned char *rd_mincore(int fd, uint64_t first, uint64_t npages);
 
 /* reader-files.c: the file entries */
 int rd_hash_init(struct rctx *c, uint32_t nfiles);

@@ -15,37 +15,22 @@
  */
 #include <fcntl.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <sys/sysmacros.h>
-#include <unistd.h>
 
 #include "reader-int.h"
 
 /* 1 if every page of [off, off + len) of fd is in the page cache. */
 static int resident(int fd, uint64_t off, uint64_t len)
 {
-	long pg = sysconf(_SC_PAGESIZE);
-	uint64_t first, n, i;
-	unsigned char *vec;
-	void *map;
-	int all = 0;
+	uint64_t first = off & ~4095ULL, n = (off + len - first + 4095) / 4096, i;
+	unsigned char *vec = rd_mincore(fd, first, n);
 
-	if (pg <= 0 || !len)
+	if (!vec)
 		return 0;
-	first = off & ~((uint64_t)pg - 1);
-	n = (off + len - first + (uint64_t)pg - 1) / (uint64_t)pg;
-	map = mmap(NULL, n * (uint64_t)pg, PROT_READ, MAP_SHARED, fd, (off_t)first);
-	if (map == MAP_FAILED)
-		return 0;
-	vec = malloc(n);
-	if (vec && mincore(map, n * (uint64_t)pg, vec) == 0) {
-		for (i = 0; i < n && (vec[i] & 1); i++)
-			;
-		all = i == n;
-	}
+	for (i = 0; i < n && (vec[i] & 1); i++)
+		;
 	free(vec);
-	munmap(map, n * (uint64_t)pg);
-	return all;
+	return i == n;
 }
 
 static int by_budget(const void *a, const void *b)

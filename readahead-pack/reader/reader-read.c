@@ -225,6 +225,30 @@ static void uring_range(struct rctx *c, int fd, uint64_t off, uint64_t len, uint
 }
 
 /*
+ * Which of npages pages of fd from byte first (a multiple of 4096) are in the
+ * page cache: a vector of npages bytes, bit 0 set for a resident page (to
+ * free), or NULL.
+ */
+unsigned char *rd_mincore(int fd, uint64_t first, uint64_t npages)
+{
+	unsigned char *vec;
+	void *map;
+
+	if (!npages)
+		return NULL;
+	map = mmap(NULL, npages * 4096, PROT_READ, MAP_SHARED, fd, (off_t)first);
+	if (map == MAP_FAILED)
+		return NULL;
+	vec = malloc(npages);
+	if (vec && mincore(map, npages * 4096, vec) < 0) {
+		free(vec);
+		vec = NULL;
+	}
+	munmap(map, npages * 4096);
+	return vec;
+}
+
+/*
  * Pass 2 of the asynchronous methods: pages of [off, off + len) that are
  * not resident (dropped, or still in flight) are read synchronously, which
  * waits for those in flight and reads the dropped ones again.
@@ -233,21 +257,11 @@ static void refetch(struct rctx *c, int fd, uint64_t off, uint64_t len)
 {
 	uint64_t first = off & ~4095ULL, i, npages, run = 0, start = 0;
 	unsigned char *vec;
-	void *map;
 
 	npages = (off + len - first + 4095) / 4096;
-	if (!npages)
+	vec = rd_mincore(fd, first, npages);
+	if (!vec)
 		return;
-	map = mmap(NULL, npages * 4096, PROT_READ, MAP_SHARED, fd, (off_t)first);
-	if (map == MAP_FAILED)
-		return;
-	vec = malloc(npages);
-	if (!vec || mincore(map, npages * 4096, vec) < 0) {
-		free(vec);
-		munmap(map, npages * 4096);
-		return;
-	}
-	munmap(map, npages * 4096);
 	for (i = 0; i <= npages; i++) {
 		if (i < npages && !(vec[i] & 1)) {
 			if (!run++)
