@@ -14,9 +14,7 @@
 
 bp_require_root
 bp_require_cmd losetup debugfs mke2fs dd
-cg=/sys/fs/cgroup/blkio
-[ -w "$cg/blkio.throttle.read_bps_device" ] ||
-	bp_skip "no cgroup v1 blkio controller to slow the disk down"
+rd_require_blkio
 
 d=$BP_TMPDIR/tree
 mkdir -p "$d"
@@ -35,11 +33,7 @@ bp_loop_attach "$img" loop
 mnt=$BP_TMPDIR/mnt
 bp_mount "$loop" "$mnt" ro
 
-grp=$cg/bp-test-$$
-mkdir "$grp"
-bp_on_exit "rmdir '$grp'"
-read -r maj min < <(stat -c '%t %T' "$loop")
-echo "$((16#$maj)):$((16#$min)) $((4 << 20))" >"$grp/blkio.throttle.read_bps_device"
+rd_slow_cgroup "$loop" $((4 << 20)) grp
 
 # pages of the pack's files in the page cache, counted in one bp-mincore
 # process: one a file took 0.3 s in a sanitizer build, while the reader

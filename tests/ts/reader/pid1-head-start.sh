@@ -14,9 +14,7 @@
 bp_require_root
 bp_require_cmd unshare timeout debugfs losetup
 "${RD_UNSHARE[@]}" true 2>/dev/null || bp_skip "cannot create PID namespaces"
-cg=/sys/fs/cgroup/blkio
-[ -w "$cg/blkio.throttle.read_bps_device" ] ||
-	bp_skip "no cgroup v1 blkio controller to slow the disk down"
+rd_require_blkio
 
 img=$(bp_fixture ext4)
 mapfile -t files < <(awk '$2 ~ /^\/(usr|boot)\// {print $2}' "$img.files" | head -n 40)
@@ -39,11 +37,7 @@ bp_grep ' [1-9][0-9]* files, 0 skipped' "$BP_TMPDIR/pid1.log"
 # reader stopped at --max-ms=2000, so whether init waited does not depend
 # on how fast this machine reads 40 files (on a loaded host a fast reader
 # could finish before the stand-in init looked).
-grp=$cg/bp-test-$$
-mkdir "$grp"
-bp_on_exit "rmdir '$grp'"
-read -r maj min < <(stat -c '%t %T' "$loop")
-echo "$((16#$maj)):$((16#$min)) 1048576" >"$grp/blkio.throttle.read_bps_device"
+rd_slow_cgroup "$loop" 1048576 grp
 slow_pid1() {
 	rd_cold "$loop"
 	(

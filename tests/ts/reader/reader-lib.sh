@@ -36,6 +36,26 @@ rd_make_pack() {
 	chmod 0644 "$out"
 }
 
+# RD_BLKIO: the cgroup v1 blkio hierarchy; rd_require_blkio skips without it.
+RD_BLKIO=/sys/fs/cgroup/blkio
+rd_require_blkio() {
+	[ -w "$RD_BLKIO/blkio.throttle.read_bps_device" ] ||
+		bp_skip "no cgroup v1 blkio controller to slow the disk down"
+}
+
+# rd_slow_cgroup LOOP BPS VAR: a blkio cgroup of this case's own, removed at
+# exit, whose processes read LOOP at BPS bytes per second at most (blkio
+# throttling queues their reads first come, first served, as a disk does);
+# its directory in VAR (a process joins with: echo PID >"$VAR/cgroup.procs").
+rd_slow_cgroup() {
+	local _rd_grp=$RD_BLKIO/bp-test-$$-$3 _rd_maj _rd_min
+	mkdir "$_rd_grp" || bp_fail "cannot make the cgroup $_rd_grp"
+	bp_on_exit "rmdir '$_rd_grp'"
+	read -r _rd_maj _rd_min < <(stat -c '%t %T' "$1")
+	echo "$((16#$_rd_maj)):$((16#$_rd_min)) $2" >"$_rd_grp/blkio.throttle.read_bps_device"
+	printf -v "$3" '%s' "$_rd_grp"
+}
+
 # rd_cold LOOP: drop every cache of the device.
 rd_cold() {
 	sync
