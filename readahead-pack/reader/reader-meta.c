@@ -101,9 +101,13 @@ void rd_read_meta(struct rctx *c, const struct bp_pack *p, int devfd)
 			ch.len = i < n ? m.length : 0;
 			ch.budget = UINT64_MAX;
 		}
-		/* what the boot has read already (mount did) does not make a chain early */
+		/*
+		 * What the boot has read already (mount did) does not make a chain
+		 * early. Once a chain is early, an earlier budget changes nothing:
+		 * no residency check then (a mapping and mincore(2) per range).
+		 */
 		if (i < n && c->pass == 1 && m.budget_pos < ch.budget &&
-		    !resident(devfd, m.offset, m.length))
+		    ch.budget > BP_READER_META_EARLY && !resident(devfd, m.offset, m.length))
 			ch.budget = m.budget_pos;
 		if (i < n && c->pass == 1)
 			c->st->meta_ranges++;
