@@ -34,6 +34,7 @@ int bp_trace_from_boot(const struct bp_trace_opts *o)
 		bp_dev_free(&dev);
 		return bp_errtryhelp("trace");
 	}
+	bp_trace_boot_readahead(kdev);
 	if (bp_tracefs_open(&tf, &err) || bp_tracefs_top(&tf, &err)) {
 		bp_dev_free(&dev);
 		return bp_fail(&err);

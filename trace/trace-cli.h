@@ -5,6 +5,7 @@
  *   cmd-trace.c     options and dispatch
  *   session.c       trace a command: fork, exec, signals, stop tracing
  *   sources.c       --from-boot, --import, --from-kernel, --merge
+ *   boot-readahead.c  --from-boot after a bootpack=trace boot: readahead back on
  *   buffer.c        read the kernel's trace buffer (and --save-text)
  *   output.c        events to the trace file: resolve, header, save, summary;
  *                   output checks; root and device helpers
@@ -52,6 +53,8 @@ void bp_trace_signals_on(struct bp_tracefs *tf);
 int bp_trace_signals_off(void);
 
 /* sources.c */
+/* boot-readahead.c: after a bootpack=trace boot, the traced disk's readahead back on. */
+void bp_trace_boot_readahead(uint32_t kdev);
 int bp_trace_from_boot(const struct bp_trace_opts *o);
 int bp_trace_from_text(const struct bp_trace_opts *o);		/* --import */
 int bp_trace_from_kernel(const struct bp_trace_opts *o);	/* --from-kernel */

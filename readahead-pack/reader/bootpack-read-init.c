@@ -165,7 +165,10 @@ int bp_read_init_main(int argc, char **argv)
 	else
 		bp_rlog_open(s.o.log);
 
-	if (cl.off) {
+	if (cl.trace) {
+		bp_read_trace_boot(&s);
+		cl.off = 1;
+	} else if (cl.off) {
 		bp_rlog(BP_RLOG_INFO, "bootpack=off: not reading");
 	} else if (s.no_exec) {
 		/* --no-exec as PID 1 makes no sense: still never keep init from running */

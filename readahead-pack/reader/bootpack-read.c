@@ -171,8 +171,11 @@ int main(int argc, char **argv)
 	bp_rlog_open(s.o.log);
 	if (bp_reader_read_cmdline(&cl) == 0)
 		bp_read_apply_cmdline(&s, &cl);
-	if (cl.off) {
-		bp_rlog(BP_RLOG_INFO, "bootpack=off: not reading");
+	if (cl.off || cl.trace) {
+		if (cl.trace)
+			bp_read_trace_boot(&s);
+		else
+			bp_rlog(BP_RLOG_INFO, "bootpack=off: not reading");
 		bp_rlog_close();
 		return BP_EX_OK;
 	}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * bootpack-read.h --- bootpack-read's settings, shared by the program's three files
+ * bootpack-read.h --- bootpack-read's settings, shared by the program's files
  *
  * bootpack-read-opts.c fills them: the defaults, then the options, then
  * bootpack.conf where no option was given, then the kernel command line
@@ -37,6 +37,8 @@ void bp_read_apply_cmdline(struct bp_read_settings *s, const struct bp_reader_cm
 
 /* Load the pack, read it, log one summary. Returns an exit status (exitcodes.h). */
 int bp_read_run(struct bp_read_settings *s);
+/* bootpack=trace: the root disk's readahead off for this boot, logged. */
+void bp_read_trace_boot(const struct bp_read_settings *s);
 /* As PID 1: fork the reader, exec init. Returns only if no init could be exec'd. */
 int bp_read_init_main(int argc, char **argv);
 

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -84,6 +85,7 @@ void bp_reader_parse_cmdline(const char *buf, struct bp_reader_cmdline *c)
 		}
 		if (klen == 8 && strncmp(start, "bootpack", 8) == 0) {
 			c->off = is_off(val, vlen);
+			c->trace = vlen == 5 && strncmp(val, "trace", 5) == 0;
 		} else if (klen == 17 && strncmp(start, "bootpack.meta_gap", 17) == 0) {
 			c->has_meta_gap = parse_value(val, vlen, bp_reader_parse_gap, &c->meta_gap);
 		} else if (klen == 18 && strncmp(start, "bootpack.in_flight", 18) == 0) {
@@ -140,7 +142,18 @@ int bp_reader_read_cmdline(struct bp_reader_cmdline *c)
 
 	rc = read_small("/proc/cmdline", buf, sizeof(buf));
 	if (rc) {
+		/*
+		 * No /proc (init= on a root without the directory): the kernel
+		 * gives init its arguments without a dot, bootpack= among them,
+		 * as environment variables.
+		 */
+		const char *v = getenv("bootpack");
+
 		memset(c, 0, sizeof(*c));
+		if (v && strlen(v) < 64) {
+			snprintf(buf, sizeof(buf), "bootpack=%s", v);
+			bp_reader_parse_cmdline(buf, c);
+		}
 		return rc;
 	}
 	bp_reader_parse_cmdline(buf, c);

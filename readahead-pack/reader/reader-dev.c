@@ -31,6 +31,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -256,44 +257,82 @@ found:
 }
 
 /*
- * The disk's queue/rotational (a partition's parent's). As init= with no
- * /sys mounted, from a sysfs mounted nowhere (bp_reader_detached_fs): no
- * lookup in the root's own /sys, nothing visible to anyone else.
+ * Open the disk's queue/NAME (a partition's parent's) with flags; fd or
+ * -errno. As init= with no /sys mounted, in a sysfs mounted nowhere
+ * (bp_reader_detached_fs): no lookup in the root's own /sys, nothing
+ * visible to anyone else.
  */
-int bp_reader_rotational(unsigned int major, unsigned int minor, int as_init)
+static int queue_attr(unsigned int major, unsigned int minor, int as_init, const char *name,
+		      int flags)
 {
 	static const char *const up[] = { "", "../" };
-	struct stat st;
 	char path[96];
-	int dirfd = AT_FDCWD, rot = -1;
+	int dirfd = AT_FDCWD, fd = -ENOENT;
 	size_t i;
 
 	if (as_init) {
-		struct stat root;
+		struct stat root, st;
 
 		/* no sysfs on /sys: stat does not read the directory, a lookup would */
 		if (stat("/", &root) < 0 || stat("/sys", &st) < 0 || st.st_dev == root.st_dev) {
 			dirfd = bp_reader_detached_fs("sysfs");
 			if (dirfd < 0)
-				return -1;
+				return dirfd;
 		}
 	}
-	for (i = 0; i < sizeof(up) / sizeof(up[0]) && rot < 0; i++) {
-		char buf[8];
-		ssize_t n;
-		int fd;
-
-		snprintf(path, sizeof(path), "%sdev/block/%u:%u/%squeue/rotational",
-			 dirfd == AT_FDCWD ? "/sys/" : "", major, minor, up[i]);
-		fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	for (i = 0; i < sizeof(up) / sizeof(up[0]) && fd < 0; i++) {
+		snprintf(path, sizeof(path), "%sdev/block/%u:%u/%squeue/%s",
+			 dirfd == AT_FDCWD ? "/sys/" : "", major, minor, up[i], name);
+		fd = openat(dirfd, path, flags | O_CLOEXEC);
 		if (fd < 0)
-			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n > 0 && (buf[0] == '0' || buf[0] == '1'))
-			rot = buf[0] == '1';
+			fd = -errno;
 	}
 	if (dirfd != AT_FDCWD)
 		close(dirfd);
-	return rot;
+	return fd;
+}
+
+/* A small sysfs value at offset 0 of fd: 0 or -errno. */
+static int attr_u64(int fd, uint64_t *v)
+{
+	char buf[24], *end;
+	ssize_t n;
+
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return n < 0 ? -errno : -EINVAL;
+	buf[n] = '\0';
+	errno = 0;
+	*v = strtoull(buf, &end, 10);
+	return errno || end == buf ? -EINVAL : 0;
+}
+
+int bp_reader_rotational(unsigned int major, unsigned int minor, int as_init)
+{
+	uint64_t v;
+	int fd, rc;
+
+	fd = queue_attr(major, minor, as_init, "rotational", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	rc = attr_u64(fd, &v);
+	close(fd);
+	return rc || v > 1 ? -1 : (int)v;
+}
+
+int bp_reader_set_read_ahead(unsigned int major, unsigned int minor, int as_init,
+			     unsigned int kb, uint64_t *was)
+{
+	char buf[16];
+	int fd, rc, n;
+
+	fd = queue_attr(major, minor, as_init, "read_ahead_kb", O_RDWR);
+	if (fd < 0)
+		return fd;
+	rc = attr_u64(fd, was);
+	n = snprintf(buf, sizeof(buf), "%u\n", kb);
+	if (!rc && pwrite(fd, buf, (size_t)n, 0) != n)
+		rc = -errno;
+	close(fd);
+	return rc;
 }

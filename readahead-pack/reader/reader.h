@@ -149,6 +149,9 @@ int bp_reader_detached_fs(const char *type);
 int bp_reader_dev_is_bare(void);
 /* 1 rotational, 0 not, -1 unknown: the disk's queue/rotational in sysfs. */
 int bp_reader_rotational(unsigned int major, unsigned int minor, int as_init);
+/* Write the disk's queue/read_ahead_kb (*was: the value before); 0 or -errno. */
+int bp_reader_set_read_ahead(unsigned int major, unsigned int minor, int as_init,
+			     unsigned int kb, uint64_t *was);
 /* A node of that type and number in a private tmpfs, opened with flags. */
 int bp_reader_private_node(mode_t type, dev_t dev, int flags);
 
@@ -173,6 +176,7 @@ unsigned int bp_uring_queued(const struct bp_uring *u);		/* not yet submitted */
 /* reader-cmdline.c: the kernel command line and BP_READER_CONF. */
 struct bp_reader_cmdline {
 	int off;		/* bootpack=off */
+	int trace;		/* bootpack=trace */
 	char init[256];		/* bootpack.init=PATH, "" if absent */
 	uint64_t meta_gap;	/* bootpack.meta_gap=SIZE|auto */
 	int has_meta_gap;

@@ -38,45 +38,18 @@ bp_loop_attach "$img" loop
 bp_mount "$loop" "$BP_TMPDIR/mnt"
 root=$BP_TMPDIR/mnt
 [ ! -e "$root/proc" ] && [ ! -e "$root/sys" ] || bp_fail "the fixture has /proc or /sys"
-mkdir "$root/dev" "$root/bare" "$root/bare/lib"
-# The reader and the stand-in with their shared libraries, run by their
-# ELF interpreter at its usual path.
-cp "$READER" "$root/bare/bootpack-read"
-cp "$RD_HELPERS/bp-standin" "$root/bare/standin"
-interp=
-while read -r lib; do
-	cp -L "$lib" "$root/bare/lib/"
-	case $lib in */ld-linux*|*/ld-musl*|*/ld.so*) interp=$lib ;; esac
-done < <(for b in "$READER" "$RD_HELPERS/bp-standin"; do ldd "$b"; done | grep -o '/[^ ]*' | sort -u)
-[ -n "$interp" ] || bp_fail "no ELF interpreter found for $READER"
-mkdir -p "$root$(dirname "$interp")"
-cp -L "$interp" "$root$interp"
+rd_bare_root "$root"
 install -m 0644 "$pack" "$root/bare/pack"
 sync
 
 # bare MODE [reader options]: one boot; MODE empty (nothing on /dev) or devtmpfs.
 bare() {
-	local mode=$1 rc=0
+	local mode=$1
 	shift
-	rm -f "$root/bare/mark"
 	rd_cold "$loop"
 	rd_canary_set
-	timeout 60 unshare --pid --fork --mount --propagation unchanged bash -c '
-		root=$1 mode=$2
-		shift 2
-		mount --make-rprivate "$root" || exit 1
-		if [ "$mode" = devtmpfs ]; then mount -t devtmpfs none "$root/dev" || exit 1; fi
-		exec env -i LD_LIBRARY_PATH=/bare/lib BP_MARK=/bare/mark "$(command -v chroot)" "$root" \
-			/bare/bootpack-read --config=none --pack /bare/pack --init /bare/standin "$@"
-	' bare "$root" "$mode" "$@" >"$BP_TMPDIR/pid1.out" 2>"$BP_TMPDIR/pid1.log" || rc=$?
-	cat "$BP_TMPDIR/pid1.log"
-	[ $rc -ne 124 ] || bp_fail "bootpack-read as PID 1 hung ($mode $*)"
-	[ -s "$root/bare/mark" ] || bp_fail "init was not exec'd ($mode $*)"
-	[ "$(head -n 1 "$root/bare/mark")" = 1 ] ||
-		bp_fail "init ran as PID $(head -n 1 "$root/bare/mark"), not 1"
+	rd_bare_boot "$root" "$mode" -- --pack /bare/pack "$@"
 	bp_grep '^args:single$' "$root/bare/mark"
-	bp_grep '^others-done$' "$root/bare/mark"
-	[ -z "$(ls -A "$root/dev")" ] || bp_fail "the root's /dev was written to: $(ls -A "$root/dev")"
 }
 
 # meta_missing: pages of the pack's metadata ranges not in the device's page

@@ -141,3 +141,51 @@ rd_canary_set() {
 rd_canary_lost() {
 	[ "$("$RD_HELPERS/bp-mincore" -m "$BP_TMPDIR/canary" 0 4194304)" != 0 ]
 }
+
+# rd_bare_root ROOT: a root with no shell for a bare init: the reader and
+# the C stand-in init under ROOT/bare with their shared libraries, the ELF
+# interpreter at its usual path, an empty ROOT/dev.
+rd_bare_root() {
+	local root=$1 lib interp=
+	mkdir -p "$root/dev" "$root/bare/lib"
+	cp "$READER" "$root/bare/bootpack-read"
+	cp "$RD_HELPERS/bp-standin" "$root/bare/standin"
+	while read -r lib; do
+		cp -L "$lib" "$root/bare/lib/"
+		case $lib in */ld-linux*|*/ld-musl*|*/ld.so*) interp=$lib ;; esac
+	done < <(for b in "$READER" "$RD_HELPERS/bp-standin"; do ldd "$b"; done | grep -o '/[^ ]*' | sort -u)
+	[ -n "$interp" ] || bp_fail "no ELF interpreter found for $READER"
+	mkdir -p "$root$(dirname "$interp")"
+	cp -L "$interp" "$root$interp"
+}
+
+# rd_bare_boot ROOT MODE [VAR=VALUE...] -- [READER-OPTIONS] [-- INIT-ARGS]:
+# bootpack-read as PID 1 of new PID and mount namespaces, chrooted into ROOT
+# (made by rd_bare_root): no /proc, no /sys, nothing mounted on /dev (MODE
+# empty) or devtmpfs (MODE devtmpfs); its environment VAR=VALUE only, as
+# the kernel gives init its arguments without a dot. Init must have run as
+# PID 1 and the root's /dev must still be empty. Log in $BP_TMPDIR/pid1.log.
+rd_bare_boot() {
+	local root=$1 mode=$2 rc=0 envs=()
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do envs+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	rm -f "$root/bare/mark"
+	timeout 60 unshare --pid --fork --mount --propagation unchanged bash -c '
+		root=$1 mode=$2 n=$3
+		shift 3
+		mount --make-rprivate "$root" || exit 1
+		if [ "$mode" = devtmpfs ]; then mount -t devtmpfs none "$root/dev" || exit 1; fi
+		exec env -i LD_LIBRARY_PATH=/bare/lib BP_MARK=/bare/mark "${@:1:n}" \
+			"$(command -v chroot)" "$root" \
+			/bare/bootpack-read --config=none --init /bare/standin "${@:n+1}"
+	' bare "$root" "$mode" "${#envs[@]}" "${envs[@]}" "$@" \
+		>"$BP_TMPDIR/pid1.out" 2>"$BP_TMPDIR/pid1.log" || rc=$?
+	cat "$BP_TMPDIR/pid1.log"
+	[ $rc -ne 124 ] || bp_fail "bootpack-read as PID 1 hung ($mode $*)"
+	[ -s "$root/bare/mark" ] || bp_fail "init was not exec'd ($mode $*)"
+	[ "$(head -n 1 "$root/bare/mark")" = 1 ] ||
+		bp_fail "init ran as PID $(head -n 1 "$root/bare/mark"), not 1"
+	bp_grep '^others-done$' "$root/bare/mark"
+	[ -z "$(ls -A "$root/dev")" ] || bp_fail "the root's /dev was written to: $(ls -A "$root/dev")"
+}
