@@ -5,7 +5,8 @@
 # See bench/boot/README.md. Run as root.
 #
 #   bench-boot.sh rootfs | kernel | initramfs | image | calibrate
-#   bench-boot.sh traced                      traced boot -> bootpack trace
+#   bench-boot.sh traced [KB]                 traced boot -> bootpack trace (KB:
+#                                             its read_ahead_kb, default TRACE_RA_KB)
 #   bench-boot.sh prepare STRATEGY            strategy image from the aged one
 #   bench-boot.sh boot [options]              one boot, figures in --out DIR
 #   bench-boot.sh run                         everything: MODELS x STRATEGIES x BOOTS
@@ -304,34 +305,44 @@ tcg_factor() {
 
 # ---------------------------------------------------------------- traced boot
 # Boot the aged image with the page-cache and block events on, then turn the
-# guest's text trace into a bootpack trace of the aged image. The traced boot
-# runs with the disk's readahead off (TRACE_RA_KB, default 0): Linux 6.1 has
-# no page-access events (mm_filemap_get_pages and the like came in 6.12), so
-# a page read is all a trace sees, and with readahead on that includes every
-# page readahead guessed and nobody used (16 of the stock boot's 47 MB). With
-# it off, a page is read when, and only when, the boot touches it.
+# guest's text trace into a bootpack trace of the aged image.
+#
+# bootpack's trace comes from a boot with the disk's readahead off
+# (TRACE_RA_KB, default 0; what bootpack=trace does): Linux 6.1 has no
+# page-access events (mm_filemap_get_pages and the like came in 6.12), so a
+# page read is all a trace sees, and with readahead on that includes every
+# page readahead guessed and nobody used (16 of the stock boot's 47 MB).
+# With it off, a page is read when, and only when, the boot touches it.
+# The ureadahead- and sreadahead-style lists come from a boot with
+# readahead on (128 KiB): those tools list what is in the page cache after
+# a boot, readahead included.
 TRACE_RA_KB=${TRACE_RA_KB:-0}
-do_traced() {
+traced_dir() {	# KB
+	if [ "$1" = "$TRACE_RA_KB" ]; then echo "$BB/traced"; else echo "$BB/traced.ra$1"; fi
+}
+
+do_traced() {	# [KB]
 	need_root
 	do_image
-	local d=$BB/traced
-	local was
-	was=$(cat "$d/ra_kb" 2>/dev/null || echo 128)
-	if [ -f "$d/boot.trace" ] && [ "$was" != "$TRACE_RA_KB" ]; then
-		log "traced boot: the cached one ran with read_ahead_kb=$was; kept as $d.ra$was, tracing again"
-		rm -rf "$d.ra$was"
-		mv "$d" "$d.ra$was"
+	local kb=${1:-$TRACE_RA_KB} d was
+	d=$(traced_dir "$kb")
+	# a cache from before TRACE_RA_KB (readahead on) or from another value
+	was=$(cat "$BB/traced/ra_kb" 2>/dev/null || echo 128)
+	if [ -f "$BB/traced/boot.trace" ] && [ "$was" != "$TRACE_RA_KB" ]; then
+		log "traced boot: the cached one ran with read_ahead_kb=$was; kept as $BB/traced.ra$was"
+		rm -rf "$BB/traced.ra$was"
+		mv "$BB/traced" "$BB/traced.ra$was"
 	fi
 	if [ ! -f "$d/boot.trace" ]; then
 		do_boot --image "$BB/aged.img" --out "$d" --model none --trace \
-			--cmdline "bench.ra_kb=$TRACE_RA_KB" || die "traced boot failed"
-		echo "$TRACE_RA_KB" > "$d/ra_kb"
+			--cmdline "bench.ra_kb=$kb" || die "traced boot failed"
+		echo "$kb" > "$d/ra_kb"
 		/usr/bin/python3 "$HERE/report.py" text-trace "$d/results.log" > "$d/trace.txt"
 		"$BUILD/bootpack" trace --import "$d/trace.txt" --device "$BB/aged.img" -o "$d/boot.trace.tmp" \
 			> "$d/import.log" 2>&1 || { cat "$d/import.log"; die "bootpack trace --import failed"; }
 		mv "$d/boot.trace.tmp" "$d/boot.trace"
 		/usr/bin/python3 "$HERE/report.py" lists "$d/boot.trace" "$d/readahead.list"
-		{ echo "# bootpack verify (the traced boot set on the aged image)"
+		{ echo "# bootpack verify (the boot traced with read_ahead_kb=$kb on the aged image)"
 		  "$BUILD/bootpack" verify --trace "$d/boot.trace" "$BB/aged.img" 2>&1; } >> "$BB/aged.frag.txt"
 	fi
 	"$BUILD/bootpack" dump "$d/boot.trace" | tail -n 3
@@ -401,7 +412,8 @@ do_prepare() {
 		[ -x "$bin" ] || die "no reader $bin (diskfilter's bench/boot/$s-style.c)"
 		local rl=${READERS_DIR:-$BUILD/bench/boot}/bp-readlist
 		[ -x "$rl" ] || die "no $rl (diskfilter's list writer)"
-		"$rl" --trace "$BB/traced/boot.trace" --device /dev/vda "$img.tmp" > "$BB/img/$s.list" \
+		do_traced 128 >/dev/null
+		"$rl" --trace "$(traced_dir 128)/boot.trace" --device /dev/vda "$img.tmp" > "$BB/img/$s.list" \
 			2> "$BB/logs/readlist-$s.log" || { tail "$BB/logs/readlist-$s.log"; die "bp-readlist failed"; }
 		install_into "$img.tmp" "$bin" "/sbin/$s-style" 0755 \
 			"$BB/img/$s.list" "/var/lib/bench/$s.list" 0644
@@ -448,7 +460,7 @@ prepared() {
 	[ "${PREPARE:-0}" = 1 ] && [ "$1" != stock ] && return 1
 	[ -f "$img" ] || return 1
 	[ "$1" = stock ] && return 0
-	for f in "$BB/aged.img" "$BB/traced/boot.trace" "$BUILD/bootpack" "${BOOTPACK_READ:-$BUILD/bootpack-read}" \
+	for f in "$BB/aged.img" "$BB/traced/boot.trace" "$(traced_dir 128)/boot.trace" "$BUILD/bootpack" "${BOOTPACK_READ:-$BUILD/bootpack-read}" \
 		"$BUILD/bench/boot/sreadahead-style" "$BUILD/bench/boot/ureadahead-style"; do
 		[ -e "$f" ] && [ "$f" -nt "$img" ] && return 1
 	done
@@ -534,7 +546,7 @@ run) do_run ;;
 report) shift; /usr/bin/python3 "$HERE/report.py" table "$1" ;;
 model) shift; do_model "$@" ;;
 calibrate) do_calibrate ;;
-traced) do_traced ;;
+traced) shift; do_traced "$@" ;;
 prepare) shift; for s in "$@"; do do_prepare "$s"; done ;;
 kernel) do_kernel ;;
 rootfs) do_rootfs ;;
