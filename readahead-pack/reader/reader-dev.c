@@ -320,6 +320,19 @@ int bp_reader_rotational(unsigned int major, unsigned int minor, int as_init)
 	return rc || v > 1 ? -1 : (int)v;
 }
 
+uint64_t bp_reader_max_request(unsigned int major, unsigned int minor, int as_init)
+{
+	uint64_t kb;
+	int fd, rc;
+
+	fd = queue_attr(major, minor, as_init, "max_sectors_kb", O_RDONLY);
+	if (fd < 0)
+		return 0;
+	rc = attr_u64(fd, &kb);
+	close(fd);
+	return rc || kb > (1ULL << 30) ? 0 : kb * 1024;
+}
+
 int bp_reader_set_read_ahead(unsigned int major, unsigned int minor, int as_init,
 			     unsigned int kb, uint64_t *was)
 {

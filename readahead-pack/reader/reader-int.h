@@ -22,8 +22,8 @@ enum fstate {
 	FS_MISSING,
 };
 
-#define URING_ENTRIES	128	/* reads in flight at most */
-#define URING_BATCH	64	/* reads submitted by one io_uring_enter(2): one block plug */
+#define URING_ENTRIES	1024	/* reads in flight at most */
+#define URING_BATCH	512	/* reads submitted by one io_uring_enter(2): one block plug */
 #define TAG_META	UINT64_MAX
 
 /* Metadata ranges read as one request; budget: the earliest the boot needs one. */
@@ -65,6 +65,8 @@ struct rctx {
 	int meta_async;		/* metadata issued with WILLNEED: check it at the end */
 	uint64_t window;	/* io_uring: bytes queued or in flight at most (--in-flight) */
 	uint64_t in_flight;	/* io_uring: bytes queued or in flight now */
+	uint64_t fill_to;	/* io_uring: in_flight where the current refill ends */
+	uint64_t req_bytes;	/* the disk's largest request (max_sectors_kb), 0 unknown */
 	struct meta_chain *later;	/* metadata chains read at their place in the stream */
 	unsigned int nlater, maxlater, next_later;
 	uint64_t file_queued;	/* bytes of file ranges issued so far (pass 1) */

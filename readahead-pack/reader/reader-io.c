@@ -165,6 +165,9 @@ int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 
 		if (r < 0)
 			st->uring_errno = -r;	/* read with pread instead */
+		else
+			c.req_bytes = bp_reader_max_request(major(c.root_dev), minor(c.root_dev),
+							    o->as_init);
 	}
 	if (bp_pack_nmeta(p) && c.devfd >= 0)
 		rd_read_meta(&c, p, c.devfd);

@@ -186,6 +186,22 @@ void rd_uring_drain(struct rctx *c)
 }
 
 /*
+ * Where a refill of the window stops: the window full, in whole requests of
+ * the disk (queue/max_sectors_kb) where known. A refill is one submit, one
+ * block plug: reads that follow each other on the disk merge into requests
+ * of that size, cut where the submit ends; ended on a request boundary,
+ * the last one is whole too.
+ */
+static uint64_t refill_end(const struct rctx *c)
+{
+	uint64_t room = c->window > c->in_flight ? c->window - c->in_flight : 0;
+
+	if (c->req_bytes && c->req_bytes <= c->window / 2 && room >= c->req_bytes)
+		room -= room % c->req_bytes;
+	return c->in_flight + room;
+}
+
+/*
  * Queue [off, off + len) of fd in chunks; bytes are counted as they complete.
  *
  * At most c->window bytes are queued or in flight: the disk serves requests
@@ -204,16 +220,21 @@ static void uring_range(struct rctx *c, int fd, uint64_t off, uint64_t len, uint
 		/*
 		 * The window is full: submit, and wait until half of it is
 		 * done. What is queued meanwhile goes in one submit when it is
-		 * full again: one block plug, so files that follow each other on
-		 * the disk merge into requests of max_sectors_kb (refilled one
-		 * read at a time, each submit was a request of its own).
+		 * full again (refilled one read at a time, each submit was a
+		 * request of its own).
 		 */
-		if (c->in_flight && c->in_flight + n > c->window) {
+		if (c->in_flight && c->in_flight >= c->fill_to) {
 			rd_streaming(c);	/* the first window is queued */
 			while (c->in_flight && c->in_flight > c->window / 2)
 				if (!uring_reap(c, 1))
 					break;	/* nothing completes: the slots below decide */
+			c->fill_to = refill_end(c);
 		}
+		if (!c->in_flight)
+			c->fill_to = refill_end(c);
+		/* the refill's last read ends where the refill does, on a page */
+		if (c->in_flight + n > c->fill_to && c->fill_to - c->in_flight >= 4096)
+			n = (uint32_t)((c->fill_to - c->in_flight) & ~4095ULL);
 		while (bp_uring_queue_read(c->u, fd, off + done, n, tag) == -EBUSY)
 			uring_reap(c, 1);
 		c->in_flight += n;

@@ -149,6 +149,8 @@ int bp_reader_detached_fs(const char *type);
 int bp_reader_dev_is_bare(void);
 /* 1 rotational, 0 not, -1 unknown: the disk's queue/rotational in sysfs. */
 int bp_reader_rotational(unsigned int major, unsigned int minor, int as_init);
+/* The disk's largest request in bytes (queue/max_sectors_kb); 0 if unknown. */
+uint64_t bp_reader_max_request(unsigned int major, unsigned int minor, int as_init);
 /* Write the disk's queue/read_ahead_kb (*was: the value before); 0 or -errno. */
 int bp_reader_set_read_ahead(unsigned int major, unsigned int minor, int as_init,
 			     unsigned int kb, uint64_t *was);
