@@ -81,7 +81,7 @@ int bp_trace_setup(const char *device, unsigned int buffer_kb, int install,
 	struct stat st;
 	unsigned int i;
 	size_t n = 0;
-	int ret = 0;
+	int ret = 0, no_access = 0;
 
 	/* A mount point stays as given (resolved at boot); a device by UUID. */
 	if (device && !(stat(device, &st) == 0 && S_ISDIR(st.st_mode)) &&
@@ -108,11 +108,19 @@ int bp_trace_setup(const char *device, unsigned int buffer_kb, int install,
 				bp_log_warn("trace: the running kernel has no %s event",
 					    bp_tracefs_events[i]);
 		}
+		/* no page-access events: readahead off for the traced boot */
+		snprintf(f, sizeof(f), "%s/events/filemap/mm_filemap_get_pages", tf.root);
+		no_access = access(f, F_OK) != 0;
 	}
 	ret = render_service(spec, service, sizeof(service));
 	if (ret)
 		goto out;
-	printf("# Kernel command line (trace_buf_size is per CPU):\n%s\n\n", args);
+	printf("# Kernel command line (trace_buf_size is per CPU):\n%s%s\n\n", args,
+	       no_access ? " bootpack=trace" : "");
+	if (no_access)
+		printf("# (no page-access events in this kernel: bootpack=trace has bootpack-read,\n"
+		       "# as init= or in the initramfs, turn the root disk's readahead off for\n"
+		       "# that boot, so the trace holds what the boot used; bootpack-read(8))\n\n");
 	if (!install) {
 		printf("# %s/bootpack-trace-stop.service\n%s\n", BP_UNIT_DIR, service);
 		printf("# %s/bootpack-trace-stop.timer\n%s\n", BP_UNIT_DIR, bp_trace_stop_timer);
