@@ -527,10 +527,16 @@ do_model() {
 	[ -n "$res" ] || res=$(ls -t "$HERE"/results/*.json | head -n 1)
 	[ -f "$BB/img/bootpack.img" ] && [ -f "$BB/img/bootpack.pack" ] && [ -f "$BB/traced/boot.trace" ] ||
 		die "no relaid image, pack or trace in $BB: run 'bench-boot.sh prepare bootpack' first"
+	# stock and the readers replay what the kernel reads, readahead included:
+	# the trace of the boot with readahead on, when there is one (the
+	# readahead-off trace, page by page, makes the model's stock 4x the
+	# real one); bootpack reads its pack
+	local tr=$BB/traced/boot.trace
+	[ -f "$(traced_dir 128)/boot.trace" ] && tr=$(traced_dir 128)/boot.trace
 	d=$(mktemp -d "${TMPDIR:-/tmp}/bench-model.XXXXXX")
 	trap 'rm -rf "$d"' EXIT
 	cp --sparse=always "$BB/img/bootpack.img" "$d/bootpack.img"
-	"$BUILD/bootpack" bench --json --trace "$BB/traced/boot.trace" --pack "$BB/img/bootpack.pack" \
+	"$BUILD/bootpack" bench --json --trace "$tr" --pack "$BB/img/bootpack.pack" \
 		"$d/bootpack.img" >"$d/model.json"
 	/usr/bin/python3 "$HERE/model-vs-real.py" "$res" "$d/model.json" || rc=$?
 	rm -rf "$d"
