@@ -17,6 +17,7 @@
 
 #include "bp_et.h"
 #include "devlock.h"
+#include "smallfile.h"
 
 /* udev holds a shared lock on a block device for a moment while it probes it. */
 #define LOCK_TRIES 20
@@ -66,23 +67,6 @@ errcode_t bp_devlock_acquire(const char *path, struct bp_devlock *lk, struct bp_
 	return 0;
 }
 
-static int read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	size_t n;
-
-	if (!f)
-		return -1;
-	if (!fgets(buf, (int)len, f)) {
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	n = strlen(buf);
-	if (n && buf[n - 1] == '\n')
-		buf[n - 1] = '\0';
-	return 0;
-}
 
 /* 1 if the loop device (attached, backing file named in sysfs) is backed by lk. */
 static int loop_matches(const struct bp_devlock *lk, const char *dev, const char *backing)
@@ -123,7 +107,7 @@ int bp_devlock_find_loop(const struct bp_devlock *lk, char *name, size_t len)
 		if (strncmp(de->d_name, "loop", 4) || strlen(de->d_name) > 250)
 			continue;
 		snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", de->d_name);
-		if (read_line(path, backing, sizeof(backing)) < 0)
+		if (bp_read_line(path, backing, sizeof(backing)) < 0)
 			continue;	/* not attached */
 		snprintf(dev, sizeof(dev), "/dev/%s", de->d_name);
 		if (loop_matches(lk, dev, backing)) {

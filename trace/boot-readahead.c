@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "smallfile.h"
 #include "trace-cli.h"
 #include "trace-engine.h"
 
@@ -27,17 +28,9 @@
 static int traced_boot(void)
 {
 	char buf[4096], *w, *save = NULL;
-	ssize_t n;
-	int fd;
 
-	fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (bp_read_small("/proc/cmdline", buf, sizeof(buf)))
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	for (w = strtok_r(buf, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save))
 		if (strcmp(w, "bootpack=trace") == 0)
 			return 1;
@@ -61,29 +54,19 @@ static int queue_dir(uint32_t kdev, char *dir, size_t len)
 	return -1;
 }
 
-static int read_u64(const char *dir, const char *name, unsigned long long *v)
+static int read_u64(const char *dir, const char *name, uint64_t *v)
 {
-	char path[320], buf[32];
-	FILE *fp;
-	int ok;
+	char path[320];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fp = fopen(path, "re");
-	if (!fp)
-		return -1;
-	ok = fgets(buf, sizeof(buf), fp) != NULL;
-	fclose(fp);
-	if (!ok)
-		return -1;
-	*v = strtoull(buf, NULL, 10);
-	return 0;
+	return bp_read_u64(path, v);
 }
 
 void bp_trace_boot_readahead(uint32_t kdev)
 {
-	unsigned long long ra, io_opt = 0, kb;
-	char dir[256], path[320];
-	FILE *fp;
+	uint64_t ra, io_opt = 0, kb;
+	char dir[256], path[320], val[32];
+	int fd, n, ok;
 
 	if (!traced_boot() || queue_dir(kdev, dir, sizeof(dir)) || read_u64(dir, "read_ahead_kb", &ra))
 		return;
@@ -92,18 +75,15 @@ void bp_trace_boot_readahead(uint32_t kdev)
 	read_u64(dir, "optimal_io_size", &io_opt);
 	kb = io_opt * 2 / 1024 > KERNEL_RA_KB ? io_opt * 2 / 1024 : KERNEL_RA_KB;
 	snprintf(path, sizeof(path), "%s/read_ahead_kb", dir);
-	fp = fopen(path, "we");
-	if (fp) {
-		int bad = fprintf(fp, "%llu\n", kb) < 0;
-
-		if (fclose(fp) != 0 || bad)
-			fp = NULL;
-	}
-	if (!fp) {
+	n = snprintf(val, sizeof(val), "%llu\n", (unsigned long long)kb);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	ok = fd >= 0 && write(fd, val, (size_t)n) == n;
+	if (!ok)
 		bp_log_warn("trace: %s: cannot set it back to %llu after the bootpack=trace boot: %s",
-			    path, kb, strerror(errno));
-		return;
-	}
-	printf("Readahead of %u:%u back on after the bootpack=trace boot (read_ahead_kb %llu)\n",
-	       BP_KDEV_MAJOR(kdev), BP_KDEV_MINOR(kdev), kb);
+			    path, (unsigned long long)kb, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	if (ok)
+		printf("Readahead of %u:%u back on after the bootpack=trace boot (read_ahead_kb %llu)\n",
+		       BP_KDEV_MAJOR(kdev), BP_KDEV_MINOR(kdev), (unsigned long long)kb);
 }

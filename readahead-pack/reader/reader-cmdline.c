@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "reader.h"
+#include "smallfile.h"
 #include "strutils.h"
 
 #define CMDLINE_MAX	4096
@@ -103,44 +104,12 @@ void bp_reader_parse_cmdline(const char *buf, struct bp_reader_cmdline *c)
 	}
 }
 
-/* Read up to max-1 bytes of a small file, NUL-terminated. */
-static int read_small(const char *path, char *buf, size_t max)
-{
-	struct stat st;
-	size_t got = 0;
-	int fd, rc = 0;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -EINVAL;
-	}
-	while (got < max - 1) {
-		ssize_t n = read(fd, buf + got, max - 1 - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
-	buf[got] = '\0';
-	return rc;
-}
-
 int bp_reader_read_cmdline(struct bp_reader_cmdline *c)
 {
 	char buf[CMDLINE_MAX];
 	int rc;
 
-	rc = read_small("/proc/cmdline", buf, sizeof(buf));
+	rc = bp_read_small("/proc/cmdline", buf, sizeof(buf));
 	if (rc) {
 		/*
 		 * No /proc (init= on a root without the directory): the kernel
@@ -380,7 +349,7 @@ int bp_reader_load_conf(const char *path, struct bp_reader_conf *c, unsigned int
 	buf = malloc(CONF_MAX);
 	if (!buf)
 		return -ENOMEM;
-	rc = read_small(path, buf, CONF_MAX);
+	rc = bp_read_small(path, buf, CONF_MAX);
 	if (!rc)
 		rc = bp_reader_parse_conf(buf, c, line);
 	free(buf);

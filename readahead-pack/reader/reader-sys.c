@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "reader.h"
+#include "smallfile.h"
 
 /* Not in older <linux/fs.h> (Linux 6.5+). */
 #ifndef FS_IOC_GETFSUUID
@@ -122,19 +123,9 @@ int bp_reader_fs_uuid(int dirfd, uint8_t uuid[16])
 
 static uint64_t sysfs_u64(const char *path)
 {
-	char buf[32];
-	ssize_t n;
-	int fd;
+	uint64_t v;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	return strtoull(buf, NULL, 10);
+	return bp_read_u64(path, &v) ? 0 : v;
 }
 
 /*
