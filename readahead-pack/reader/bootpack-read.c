@@ -162,11 +162,12 @@ __asm__("	.text\n"
 
 /*
  * The program's own pages, in one request: left to page faults, its image
- * (~950 KiB static) came in as 8 reads of 64-128 KiB in the order the code
- * ran, each a half turn of a 5400 rpm disk. relayout puts the image at the
- * head of the region (--first), so this reads on in one stream. The
- * anonymous parts of the range are skipped by the kernel; errors do not
- * matter (it is a hint).
+ * came in as 8 reads of 64-128 KiB in the order the code ran, each a half
+ * turn of a 5400 rpm disk. relayout puts the image at the head of the
+ * region (--first), so this reads on in one stream. The anonymous parts of
+ * the range are skipped by the kernel; errors do not matter (it is a hint).
+ * A dynamic reader gets here after the dynamic loader only; the static
+ * x86-64 one asks from bp_read_entry already, and this finds it all cached.
  */
 static void prefetch_self(void)
 {

@@ -307,30 +307,35 @@ static int attr_u64(int fd, uint64_t *v)
 	return errno || end == buf ? -EINVAL : 0;
 }
 
+int bp_reader_queue_u64(unsigned int major, unsigned int minor, int as_init, const char *name,
+			uint64_t *v)
+{
+	int fd, rc;
+
+	fd = queue_attr(major, minor, as_init, name, O_RDONLY);
+	if (fd < 0)
+		return fd;
+	rc = attr_u64(fd, v);
+	close(fd);
+	return rc;
+}
+
 int bp_reader_rotational(unsigned int major, unsigned int minor, int as_init)
 {
 	uint64_t v;
-	int fd, rc;
 
-	fd = queue_attr(major, minor, as_init, "rotational", O_RDONLY);
-	if (fd < 0)
+	if (bp_reader_queue_u64(major, minor, as_init, "rotational", &v) || v > 1)
 		return -1;
-	rc = attr_u64(fd, &v);
-	close(fd);
-	return rc || v > 1 ? -1 : (int)v;
+	return (int)v;
 }
 
 uint64_t bp_reader_max_request(unsigned int major, unsigned int minor, int as_init)
 {
 	uint64_t kb;
-	int fd, rc;
 
-	fd = queue_attr(major, minor, as_init, "max_sectors_kb", O_RDONLY);
-	if (fd < 0)
+	if (bp_reader_queue_u64(major, minor, as_init, "max_sectors_kb", &kb) || kb > (1ULL << 30))
 		return 0;
-	rc = attr_u64(fd, &kb);
-	close(fd);
-	return rc || kb > (1ULL << 30) ? 0 : kb * 1024;
+	return kb * 1024;
 }
 
 int bp_reader_set_read_ahead(unsigned int major, unsigned int minor, int as_init,

@@ -104,7 +104,7 @@ int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 	c.chunk = BP_READER_CHUNK;
 	c.window = o->in_flight ? o->in_flight : BP_READER_IN_FLIGHT;
 	if (o->method == BP_READ_READAHEAD || o->method == BP_READ_FADVISE) {
-		uint64_t cap = bp_reader_ra_cap(major(c.root_dev), minor(c.root_dev));
+		uint64_t cap = bp_reader_ra_cap(major(c.root_dev), minor(c.root_dev), o->as_init);
 
 		if (cap >= 4096 && cap < c.chunk)
 			c.chunk = (size_t)cap;

@@ -48,11 +48,10 @@ int bp_reader_mem_available(uint64_t *bytes)
 {
 	char buf[4096];
 	const char *p;
-	ssize_t n;
-	int fd;
+	int rc;
 
-	fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	rc = bp_read_small("/proc/meminfo", buf, sizeof(buf));
+	if (rc) {
 		struct sysinfo si;
 
 		/* no /proc (init=): free + buffer memory, what a booting system has */
@@ -61,11 +60,6 @@ int bp_reader_mem_available(uint64_t *bytes)
 		*bytes = ((uint64_t)si.freeram + si.bufferram) * (si.mem_unit ? si.mem_unit : 1);
 		return 0;
 	}
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
 	p = strstr(buf, "MemAvailable:");
 	if (!p)
 		return -ENOENT;	/* kernels before 3.14 */
@@ -121,37 +115,18 @@ int bp_reader_fs_uuid(int dirfd, uint8_t uuid[16])
 	return 0;
 }
 
-static uint64_t sysfs_u64(const char *path)
-{
-	uint64_t v;
-
-	return bp_read_u64(path, &v) ? 0 : v;
-}
-
 /*
  * What one readahead(2) or WILLNEED call reads at most on this device:
  * max(max_sectors_kb, read_ahead_kb) KiB (the kernel's io_pages and
  * ra_pages), from the disk's queue (a partition's parent). 0: unknown.
  */
-uint64_t bp_reader_ra_cap(unsigned int major, unsigned int minor)
+uint64_t bp_reader_ra_cap(unsigned int major, unsigned int minor, int as_init)
 {
-	static const char *const up[] = { "", "../" };
-	char path[128];
-	size_t i;
+	uint64_t ms = 0, ra = 0;
 
-	for (i = 0; i < sizeof(up) / sizeof(up[0]); i++) {
-		uint64_t ms, ra;
-
-		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%squeue/max_sectors_kb",
-			 major, minor, up[i]);
-		ms = sysfs_u64(path);
-		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%squeue/read_ahead_kb",
-			 major, minor, up[i]);
-		ra = sysfs_u64(path);
-		if (ms || ra)
-			return (ms > ra ? ms : ra) * 1024;
-	}
-	return 0;
+	bp_reader_queue_u64(major, minor, as_init, "max_sectors_kb", &ms);
+	bp_reader_queue_u64(major, minor, as_init, "read_ahead_kb", &ra);
+	return (ms > ra ? ms : ra) * 1024;
 }
 
 /* /dev/null for writing, if it is the real one (character device 1:3), else -1. */

@@ -133,7 +133,7 @@ int bp_reader_mem_available(uint64_t *bytes);	/* MemAvailable, else sysinfo(2) *
 uint64_t bp_reader_scale_budget(uint64_t want, uint64_t mem_available);
 int bp_reader_set_ioprio(enum bp_read_ioprio how);
 int bp_reader_fs_uuid(int dirfd, uint8_t uuid[16]);	/* FS_IOC_GETFSUUID */
-uint64_t bp_reader_ra_cap(unsigned int major, unsigned int minor);
+uint64_t bp_reader_ra_cap(unsigned int major, unsigned int minor, int as_init);
 int bp_reader_open_null(void);
 
 /*
@@ -147,6 +147,12 @@ int bp_reader_open_blockdev(unsigned int major, unsigned int minor, int as_init,
 int bp_reader_detached_fs(const char *type);
 /* 1 if /dev is the root filesystem's own directory (no devtmpfs on it). */
 int bp_reader_dev_is_bare(void);
+/*
+ * A number of the disk's queue/ directory in sysfs (a partition's
+ * parent's; as init= with no /sys, a sysfs mounted nowhere). 0 or -errno.
+ */
+int bp_reader_queue_u64(unsigned int major, unsigned int minor, int as_init, const char *name,
+			uint64_t *v);
 /* 1 rotational, 0 not, -1 unknown: the disk's queue/rotational in sysfs. */
 int bp_reader_rotational(unsigned int major, unsigned int minor, int as_init);
 /* The disk's largest request in bytes (queue/max_sectors_kb); 0 if unknown. */
