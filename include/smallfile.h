@@ -20,5 +20,7 @@ int bp_read_small(const char *path, char *buf, size_t max);
 int bp_read_line(const char *path, char *buf, size_t max);
 /* The decimal number it starts with (a sysfs value). 0 or -errno. */
 int bp_read_u64(const char *path, uint64_t *v);
+/* The decimal number buf starts with, as sysfs prints one ("128\n"). 0 or -EINVAL. */
+int bp_parse_value_u64(const char *buf, uint64_t *v);
 
 #endif /* BP_SMALLFILE_H */

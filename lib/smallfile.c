@@ -51,14 +51,19 @@ int bp_read_line(const char *path, char *buf, size_t max)
 	return rc;
 }
 
-int bp_read_u64(const char *path, uint64_t *v)
+int bp_parse_value_u64(const char *buf, uint64_t *v)
 {
-	char buf[32], *end;
-	int rc = bp_read_small(path, buf, sizeof(buf));
+	char *end;
 
-	if (rc)
-		return rc;
 	errno = 0;
 	*v = strtoull(buf, &end, 10);
-	return errno ? -errno : end == buf ? -EINVAL : 0;
+	return errno || end == buf ? -EINVAL : 0;
+}
+
+int bp_read_u64(const char *path, uint64_t *v)
+{
+	char buf[32];
+	int rc = bp_read_small(path, buf, sizeof(buf));
+
+	return rc ? rc : bp_parse_value_u64(buf, v);
 }

@@ -31,7 +31,6 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -40,6 +39,7 @@
 #include <unistd.h>
 
 #include "reader.h"
+#include "smallfile.h"
 
 #define DEV_SCAN_MAX	8192	/* entries of /dev looked at, at most */
 
@@ -295,16 +295,14 @@ static int queue_attr(unsigned int major, unsigned int minor, int as_init, const
 /* A small sysfs value at offset 0 of fd: 0 or -errno. */
 static int attr_u64(int fd, uint64_t *v)
 {
-	char buf[24], *end;
+	char buf[24];
 	ssize_t n;
 
 	n = pread(fd, buf, sizeof(buf) - 1, 0);
 	if (n <= 0)
 		return n < 0 ? -errno : -EINVAL;
 	buf[n] = '\0';
-	errno = 0;
-	*v = strtoull(buf, &end, 10);
-	return errno || end == buf ? -EINVAL : 0;
+	return bp_parse_value_u64(buf, v);
 }
 
 int bp_reader_queue_u64(unsigned int major, unsigned int minor, int as_init, const char *name,
