@@ -144,7 +144,8 @@ rd_canary_lost() {
 
 # rd_bare_root ROOT: a root with no shell for a bare init: the reader and
 # the C stand-in init under ROOT/bare with their shared libraries, the ELF
-# interpreter at its usual path, an empty ROOT/dev.
+# interpreter at its usual path, an empty ROOT/dev. (A static reader, of
+# --enable-static-reader, has none: ldd fails on it.)
 rd_bare_root() {
 	local root=$1 lib interp=
 	mkdir -p "$root/dev" "$root/bare/lib"
@@ -153,7 +154,7 @@ rd_bare_root() {
 	while read -r lib; do
 		cp -L "$lib" "$root/bare/lib/"
 		case $lib in */ld-linux*|*/ld-musl*|*/ld.so*) interp=$lib ;; esac
-	done < <(for b in "$READER" "$RD_HELPERS/bp-standin"; do ldd "$b"; done | grep -o '/[^ ]*' | sort -u)
+	done < <(for b in "$READER" "$RD_HELPERS/bp-standin"; do ldd "$b" || :; done | grep -o '/[^ ]*' | sort -u)
 	[ -n "$interp" ] || bp_fail "no ELF interpreter found for $READER"
 	mkdir -p "$root$(dirname "$interp")"
 	cp -L "$interp" "$root$interp"
