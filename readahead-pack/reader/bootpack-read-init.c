@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -83,53 +82,6 @@ static void child_setup(enum bp_log_target log)
 	}
 }
 
-/*
- * Wait until the reader's stream is under way or ms have passed, whichever comes first:
- * a hard deadline on the monotonic clock, no I/O of our own, so a slow or
- * stuck disk never holds init longer than ms.
- */
-static void head_start(int fd, uint64_t ms);
-
-/*
- * --head-start-ms=auto: wait on a rotating disk, where systemd's first
- * lookups would seek across the reader's start-up and metadata pass; on
- * flash a seek costs little and the wait would only idle the CPU.
- */
-static uint64_t resolve_head_start(const struct bp_read_settings *s)
-{
-	struct stat st;
-
-	if (s->head_start_ms != BP_READER_HEAD_START_AUTO)
-		return s->head_start_ms;
-	if (stat(s->o.root, &st) < 0)
-		return 0;
-	return bp_reader_rotational(major(st.st_dev), minor(st.st_dev), 1) == 1 ?
-		BP_READER_HEAD_START_ROT : 0;
-}
-
-/* The child's end of the head-start pipe: closed once the stream is under way. */
-static int head_fd = -1;
-
-static void end_head_start(void)
-{
-	if (head_fd >= 0)
-		close(head_fd);
-	head_fd = -1;
-}
-
-static void head_start(int fd, uint64_t ms)
-{
-	uint64_t t0 = bp_reader_now_ms(), now;
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-
-	while ((now = bp_reader_now_ms()) - t0 < ms) {
-		int r = poll(&p, 1, (int)(ms - (now - t0)));
-
-		if (r > 0 || (r < 0 && errno != EINTR))
-			break;
-	}
-}
-
 int bp_read_init_main(int argc, char **argv)
 {
 	struct bp_reader_cmdline cl;
@@ -141,13 +93,13 @@ int bp_read_init_main(int argc, char **argv)
 	bp_read_defaults(&s);
 	s.o.max_ms = BP_READER_MAX_MS_INIT;
 	/*
-	 * On a rotating disk init waits up to 500 ms for the reader: about
-	 * what its start-up lookups and the metadata pass take on a 2008
-	 * disk, so systemd's first lookups find them cached and do not seek
-	 * across the reader's stream (real-boot bench, hdd-5k160: 61 seeks
-	 * instead of 68; bench/boot/README.md).
+	 * The head start is auto (bp_read_defaults): on a rotating disk init
+	 * waits up to 500 ms for the reader, about what its start-up lookups
+	 * and the metadata pass take on a 2008 disk, so systemd's first
+	 * lookups find them cached and do not seek across the reader's stream
+	 * (real-boot bench, hdd-5k160: 61 seeks instead of 68;
+	 * bench/boot/README.md).
 	 */
-	s.head_start_ms = BP_READER_HEAD_START_AUTO;
 	first = bp_read_parse_init_args(&s, argc, argv);
 	if (s.o.log == BP_LOGT_AUTO)
 		s.o.log = BP_LOGT_KMSG;
@@ -175,36 +127,28 @@ int bp_read_init_main(int argc, char **argv)
 		bp_rlog(BP_RLOG_WARNING, "--no-exec ignored as PID 1");
 	}
 	if (!cl.off) {
-		int done[2] = { -1, -1 };
+		struct bp_read_wait w;
 
 		/*
 		 * --head-start-ms: the child holds the write end until its stream
 		 * is under way (the first files' metadata in, the first window of
 		 * reads queued), or until it ends.
 		 */
-		s.head_start_ms = resolve_head_start(&s);
-		if (s.head_start_ms && pipe2(done, O_CLOEXEC) < 0)
-			done[0] = done[1] = -1;
+		bp_read_wait_init(&w, bp_read_head_start_ms(&s));
 		pid = fork();
 		if (pid == 0) {
-			if (done[0] >= 0)
-				close(done[0]);
-			head_fd = done[1];
-			s.o.streaming = end_head_start;
+			bp_read_wait_child(&w, &s.o);
 			child_setup(s.o.log);
 			rc = bp_read_run(&s);
 			bp_rlog_close();
 			_exit(rc);
 		}
-		if (pid < 0)
+		if (pid < 0) {
 			bp_rlog(BP_RLOG_ERR, "fork: %s; starting %s without reading", strerror(errno),
 				init);
-		if (done[1] >= 0)
-			close(done[1]);
-		if (pid > 0 && done[0] >= 0)
-			head_start(done[0], s.head_start_ms);
-		if (done[0] >= 0)
-			close(done[0]);
+			w.ms = 0;	/* no child: nothing to wait for */
+		}
+		bp_read_wait_parent(&w);
 	}
 	exec_init(init, argc - first, argv + first);
 	_exit(127);

@@ -75,11 +75,13 @@ static void usage(void)
 		"                           most; both scaled down to half of MemAvailable)\n"
 		"     --max-fds <n>         files open at once at most [%3$u]\n"
 		"     --method <how>        uring, pread, readahead or fadvise [uring]\n"
-		"     --head-start-ms <ms>  as PID 1: wait this long at most for the reader\n"
-		"                           before exec'ing init, or auto (%5$u on a rotating\n"
-		"                           disk, else 0) [auto; at most %4$u]\n"
-		"     --background          with --no-exec: return once the pack and the root\n"
-		"                           are open, read in a child (initramfs hooks)\n"
+		"     --head-start-ms <ms>  as PID 1 and with --background: wait this long at\n"
+		"                           most for the reader's stream before exec'ing init\n"
+		"                           or returning, or auto (%5$u on a rotating disk,\n"
+		"                           else 0) [auto; at most %4$u]\n"
+		"     --background          with --no-exec: read in a child, return once its\n"
+		"                           stream is under way or the head start is over\n"
+		"                           (initramfs hooks)\n"
 		"     --ioprio <class>      auto, be, idle or keep [auto: best-effort 7 unless\n"
 		"                           a class is already set]; never real-time\n"
 		"     --log <where>         kmsg, stderr or auto [auto: kmsg as PID 1 or when\n"
@@ -265,6 +267,7 @@ void bp_read_defaults(struct bp_read_settings *s)
 	s->o.ioprio = BP_IOPRIO_AUTO;
 	s->o.log = BP_LOGT_AUTO;
 	s->o.meta_gap = BP_READER_META_GAP_AUTO;
+	s->head_start_ms = BP_READER_HEAD_START_AUTO;	/* as PID 1 and --background */
 	s->config = BP_READER_CONF;
 }
 

@@ -23,23 +23,37 @@
 
 static char *argv0;
 
+/* the settings of the run --background forks */
+static struct bp_read_settings *bg_settings;
+
 /*
  * --background: called once the pack, the root and the device are open.
- * The caller (an initramfs hook) gets exit status 0 at once; the child
- * reads on through the descriptors it holds, so that moving the root's
- * mount (switch_root) does not matter. argv[0] starts with '@': systemd
- * leaves such processes running when it switches root or shuts down.
+ * The caller (an initramfs hook) gets exit status 0 once the child's
+ * stream is under way or --head-start-ms has passed (auto: 500 ms on a
+ * rotating disk, else at once), as PID 1 does before exec'ing init. The
+ * child reads on through the descriptors it holds, so that moving the
+ * root's mount (switch_root) does not matter. argv[0] starts with '@':
+ * systemd leaves such processes running when it switches root or shuts
+ * down.
  */
 static void go_background(void)
 {
-	pid_t pid = fork();
+	struct bp_read_wait w;
+	pid_t pid;
 
-	if (pid > 0)
+	bp_read_wait_init(&w, bp_read_head_start_ms(bg_settings));
+	pid = fork();
+	if (pid > 0) {
+		bp_read_wait_parent(&w);
 		_exit(BP_EX_OK);
+	}
 	if (pid < 0) {
 		bp_rlog(BP_RLOG_WARNING, "fork: %s; reading in the foreground", strerror(errno));
+		w.ms = 0;
+		bp_read_wait_parent(&w);
 		return;
 	}
+	bp_read_wait_child(&w, &bg_settings->o);
 	setsid();
 	if (argv0 && argv0[0])
 		argv0[0] = '@';
@@ -82,8 +96,10 @@ int bp_read_run(struct bp_read_settings *s)
 	}
 	if (bp_reader_set_ioprio(s->o.ioprio) < 0)
 		bp_rlog(BP_RLOG_WARNING, "cannot set the I/O priority: %s", strerror(errno));
-	if (s->background)
+	if (s->background) {
+		bg_settings = s;
 		s->o.ready = go_background;
+	}
 	rc = bp_reader_run(p, &s->o, &st, &why);
 	bp_pack_free(p);
 	if (rc) {

@@ -39,6 +39,23 @@ void bp_read_apply_cmdline(struct bp_read_settings *s, const struct bp_reader_cm
 int bp_read_run(struct bp_read_settings *s);
 /* bootpack=trace: the root disk's readahead off for this boot, logged. */
 void bp_read_trace_boot(const struct bp_read_settings *s);
+/*
+ * The head start (bootpack-read-wait.c): the process that forked the reader
+ * waits, at most ms, until the child's stream is under way.
+ */
+struct bp_read_wait {
+	uint64_t ms;
+	int fd[2];
+};
+
+/* --head-start-ms with "auto" resolved for the root's disk. */
+uint64_t bp_read_head_start_ms(const struct bp_read_settings *s);
+/* Before fork(): a pipe when ms > 0 (none if it cannot be made: no wait). */
+void bp_read_wait_init(struct bp_read_wait *w, uint64_t ms);
+/* In the child: o->streaming ends the parent's wait. */
+void bp_read_wait_child(struct bp_read_wait *w, struct bp_reader_opts *o);
+/* In the parent: wait for the child's stream, its end, or w->ms. */
+void bp_read_wait_parent(struct bp_read_wait *w);
 /* As PID 1: fork the reader, exec init. Returns only if no init could be exec'd. */
 int bp_read_init_main(int argc, char **argv);
 
