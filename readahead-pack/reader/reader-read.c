@@ -122,6 +122,16 @@ void rd_count_bytes(struct rctx *c, uint64_t tag, uint64_t n)
 }
 
 /*
+ * What a read of n bytes from a page boundary takes on the disk: whole
+ * pages (a file's last page is read whole). The window counts these, so
+ * that a refill of the region, one run on the disk, ends where it meant to.
+ */
+static uint64_t disk_bytes(uint64_t n)
+{
+	return (n + 4095) & ~4095ULL;
+}
+
+/*
  * Reap completions (waiting for wait_nr); short or failed reads are read
  * synchronously. The number reaped.
  */
@@ -140,7 +150,8 @@ static unsigned int uring_reap(struct rctx *c, unsigned int wait_nr)
 			int fd;
 
 			rd_count_bytes(c, r->tag, got);
-			c->in_flight -= r->len < c->in_flight ? r->len : c->in_flight;
+			c->in_flight -= disk_bytes(r->len) < c->in_flight ? disk_bytes(r->len) :
+									     c->in_flight;
 			if (r->res == 0 || got >= r->len)
 				continue;
 			/* short, or failed (-EAGAIN, -EINVAL of an old kernel ...): pread the rest */
@@ -237,7 +248,7 @@ static void uring_range(struct rctx *c, int fd, uint64_t off, uint64_t len, uint
 			n = (uint32_t)((c->fill_to - c->in_flight) & ~4095ULL);
 		while (bp_uring_queue_read(c->u, fd, off + done, n, tag) == -EBUSY)
 			uring_reap(c, 1);
-		c->in_flight += n;
+		c->in_flight += disk_bytes(n);
 		done += n;
 		if (bp_uring_queued(c->u) >= URING_BATCH && rd_uring_submit(c) < 0) {
 			rd_uring_drain(c);	/* cannot submit: let what is in flight end */
