@@ -7,6 +7,9 @@
 #   bench-boot.sh rootfs | kernel | initramfs | image | calibrate
 #   bench-boot.sh traced [KB]                 traced boot -> bootpack trace (KB:
 #                                             its read_ahead_kb, default TRACE_RA_KB)
+#   bench-boot.sh traced initrd               the same with bootpack=trace, the
+#                                             reader in the initramfs
+#   bench-boot.sh initramfs-bp                bootpack-initrd's initramfs
 #   bench-boot.sh prepare STRATEGY            strategy image from the aged one
 #   bench-boot.sh boot [options]              one boot, figures in --out DIR
 #   bench-boot.sh run                         everything: MODELS x STRATEGIES x BOOTS
@@ -149,6 +152,25 @@ do_initramfs() {
 	log "initramfs: $(tr '\n' ' ' < <(cd "$BB" && gzip -dc initramfs.cpio.gz | cpio -t --quiet | grep modules/))"
 }
 
+# The bootpack-initrd strategy's initramfs: the bench's own, and appended
+# to it (the kernel unpacks concatenated archives in turn) the package's
+# initramfs-tools init-bottom script and the static reader, stripped, at
+# the paths initramfs-tools gives them. The bench's /init runs the script
+# once the root is mounted.
+do_initramfs_bp() {
+	do_initramfs
+	local rd=${BOOTPACK_READ:-$BUILD/bootpack-read} hook=$BUILD/boot/initramfs-tools/scripts/init-bottom/bootpack d
+	file "$rd" | grep -q 'statically linked' || die "$rd is not static: configure --enable-static-reader"
+	[ -f "$hook" ] || die "no $hook (make in $BUILD)"
+	d=$(mktemp -d "$BB/initramfs-bp.XXXXXX")
+	mkdir -p "$d/sbin" "$d/scripts/init-bottom"
+	strip -o "$d/sbin/bootpack-read" "$rd" || die "strip $rd"
+	install -m 0755 "$hook" "$d/scripts/init-bottom/bootpack"
+	(cd "$d" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) | gzip -9 > "$d.cpio.gz"
+	cat "$BB/initramfs.cpio.gz" "$d.cpio.gz" > "$BB/initramfs-bp.cpio.gz"
+	rm -rf "$d" "$d.cpio.gz"
+}
+
 # ---------------------------------------------------------------- image
 LOOP=
 MNT=
@@ -197,13 +219,14 @@ fragreport() {
 
 # ---------------------------------------------------------------- boot
 # boot --image IMG --out DIR [--model M|none] [--scale F] [--init PATH]
-#      [--trace] [--cmdline "extra"]
+#      [--initrd FILE] [--trace] [--cmdline "extra"]
 do_boot() {
 	need_root
-	local img= out= model=none scale=1 init=/sbin/init trace=0 extra= ev
+	local img= out= model=none scale=1 init=/sbin/init trace=0 extra= ev initrd=$BB/initramfs.cpio.gz
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--image) img=$2; shift ;;
+		--initrd) initrd=$2; shift ;;
 		--out) out=$2; shift ;;
 		--model) model=$2; shift ;;
 		--scale) scale=$2; shift ;;
@@ -242,6 +265,7 @@ do_boot() {
 	model=$model
 	scale=$scale
 	init=$init
+	initrd=$initrd
 	trace=$trace
 	cmdline=$cmdline
 	host_start=$(date -u +%FT%TZ)
@@ -253,7 +277,7 @@ do_boot() {
 	t0=$(date +%s.%N)
 	nice -n 5 nbdkit -U - "${filt[@]}" --filter=cow file file="$img" "${fargs[@]}" \
 		--run "timeout $QEMU_TIMEOUT qemu-system-x86_64 -accel tcg -smp 1 -m $MEM -nodefaults \
-			-display none -no-reboot -kernel $BB/vmlinuz -initrd $BB/initramfs.cpio.gz \
+			-display none -no-reboot -kernel $BB/vmlinuz -initrd $initrd \
 			-append '$cmdline' \
 			-drive file=nbd+unix:///?socket=\$unixsocket,if=virtio,format=raw \
 			-serial file:$out/console.log -serial file:$out/results.log" \
@@ -337,13 +361,40 @@ do_traced() {	# [KB]
 		do_boot --image "$BB/aged.img" --out "$d" --model none --trace \
 			--cmdline "bench.ra_kb=$kb" || die "traced boot failed"
 		echo "$kb" > "$d/ra_kb"
-		/usr/bin/python3 "$HERE/report.py" text-trace "$d/results.log" > "$d/trace.txt"
-		"$BUILD/bootpack" trace --import "$d/trace.txt" --device "$BB/aged.img" -o "$d/boot.trace.tmp" \
-			> "$d/import.log" 2>&1 || { cat "$d/import.log"; die "bootpack trace --import failed"; }
-		mv "$d/boot.trace.tmp" "$d/boot.trace"
-		/usr/bin/python3 "$HERE/report.py" lists "$d/boot.trace" "$d/readahead.list"
-		{ echo "# bootpack verify (the boot traced with read_ahead_kb=$kb on the aged image)"
-		  "$BUILD/bootpack" verify --trace "$d/boot.trace" "$BB/aged.img" 2>&1; } >> "$BB/aged.frag.txt"
+		import_traced "$d" "read_ahead_kb=$kb"
+	fi
+	"$BUILD/bootpack" dump "$d/boot.trace" | tail -n 3
+}
+
+# import_traced DIR WHAT: the guest's text trace of the boot in DIR -> DIR/boot.trace
+import_traced() {
+	local d=$1
+	/usr/bin/python3 "$HERE/report.py" text-trace "$d/results.log" > "$d/trace.txt"
+	"$BUILD/bootpack" trace --import "$d/trace.txt" --device "$BB/aged.img" -o "$d/boot.trace.tmp" \
+		> "$d/import.log" 2>&1 || { cat "$d/import.log"; die "bootpack trace --import failed"; }
+	mv "$d/boot.trace.tmp" "$d/boot.trace"
+	/usr/bin/python3 "$HERE/report.py" lists "$d/boot.trace" "$d/readahead.list"
+	{ echo "# bootpack verify (the boot traced with $2 on the aged image)"
+	  "$BUILD/bootpack" verify --trace "$d/boot.trace" "$BB/aged.img" 2>&1; } >> "$BB/aged.frag.txt"
+}
+
+# The bootpack-initrd strategy's trace: the aged image booted with that
+# strategy's initramfs and bootpack=trace on the kernel command line, as a
+# user would trace: the package's init-bottom script runs bootpack-read,
+# which turns the root disk's readahead off for the boot and reads nothing
+# (bootpack-read(8)). The reader is in the initramfs, not on the disk: the
+# trace holds the boot alone.
+do_traced_initrd() {
+	need_root
+	do_image
+	local d=$BB/traced.initrd
+	do_initramfs_bp
+	if [ ! -f "$d/boot.trace" ]; then
+		do_boot --image "$BB/aged.img" --out "$d" --model none --trace \
+			--initrd "$BB/initramfs-bp.cpio.gz" --cmdline "bootpack=trace" || die "traced boot failed"
+		grep -q "after the bootpack hook: read_ahead_kb 0" "$d/console.log" ||
+			die "bootpack=trace did not turn readahead off in the traced boot: $d/console.log"
+		import_traced "$d" "bootpack=trace in the initramfs"
 	fi
 	"$BUILD/bootpack" dump "$d/boot.trace" | tail -n 3
 }
@@ -357,7 +408,16 @@ strategy_init() {
 	sreadahead) echo /sbin/sreadahead-style ;;
 	ureadahead) echo /sbin/ureadahead-style ;;
 	bootpack) echo /sbin/bootpack-read ;;
-	*) die "unknown strategy $1 (stock sreadahead ureadahead bootpack)" ;;
+	bootpack-initrd) echo /sbin/init ;;
+	*) die "unknown strategy $1 (stock sreadahead ureadahead bootpack bootpack-initrd)" ;;
+	esac
+}
+
+# The initramfs a strategy boots with: bootpack-initrd's has the reader.
+strategy_initrd() {
+	case $1 in
+	bootpack-initrd) echo "$BB/initramfs-bp.cpio.gz" ;;
+	*) echo "$BB/initramfs.cpio.gz" ;;
 	esac
 }
 
@@ -368,8 +428,8 @@ strategy_init() {
 # start on the hard disk, 0 and 0 on flash.
 strategy_cmdline() {
 	case $1:$2 in
-	bootpack:hdd-*) echo "bootpack.meta_gap=256k bootpack.head_start_ms=500" ;;
-	bootpack:*) echo "bootpack.meta_gap=0 bootpack.head_start_ms=0" ;;
+	bootpack:hdd-*|bootpack-initrd:hdd-*) echo "bootpack.meta_gap=256k bootpack.head_start_ms=500" ;;
+	bootpack:*|bootpack-initrd:*) echo "bootpack.meta_gap=0 bootpack.head_start_ms=0" ;;
 	esac
 }
 
@@ -447,6 +507,25 @@ do_prepare() {
 		e2fsck -fn "$img.tmp" > "$BB/logs/fsck-$s.log" 2>&1 || die "e2fsck -fn after relayout: $BB/logs/fsck-$s.log"
 		"$BUILD/bootpack" verify --trace "$BB/traced/boot.trace" "$img.tmp" > "$BB/logs/verify-$s.log" 2>&1 || true
 		;;
+	bootpack-initrd)
+		# the reader is in the initramfs (do_initramfs_bp): on the disk only
+		# the pack's directory, relaid at the head of the region
+		do_traced_initrd >/dev/null
+		install_into "$img.tmp" /dev/null /var/lib/bootpack/.keep 0644
+		e2fsck -fy "$img.tmp" > "$BB/logs/fsck-install-$s.log" 2>&1 ||
+			die "e2fsck after making the pack's directory: $BB/logs/fsck-install-$s.log"
+		rm -f "$BB/img/$s.pack"
+		"$BUILD/bootpack" relayout --no-undo --pack "$BB/img/$s.pack" \
+			--trace "$BB/traced.initrd/boot.trace" --first /var/lib/bootpack \
+			"$img.tmp" > "$BB/logs/relayout-$s.log" 2>&1 ||
+			{ tail "$BB/logs/relayout-$s.log"; die "relayout failed"; }
+		"$BUILD/bootpack" dump "$BB/img/$s.pack" > "$BB/logs/pack-$s.log" 2>&1 ||
+			{ tail "$BB/logs/pack-$s.log"; die "no pack"; }
+		install_into "$img.tmp" "$BB/img/$s.pack" /var/lib/bootpack/pack 0644
+		e2fsck -fn "$img.tmp" > "$BB/logs/fsck-$s.log" 2>&1 || die "e2fsck -fn after relayout: $BB/logs/fsck-$s.log"
+		"$BUILD/bootpack" verify --trace "$BB/traced.initrd/boot.trace" "$img.tmp" \
+			> "$BB/logs/verify-$s.log" 2>&1 || true
+		;;
 	esac
 	mv "$img.tmp" "$img"
 }
@@ -460,7 +539,7 @@ prepared() {
 	[ "${PREPARE:-0}" = 1 ] && [ "$1" != stock ] && return 1
 	[ -f "$img" ] || return 1
 	[ "$1" = stock ] && return 0
-	for f in "$BB/aged.img" "$BB/traced/boot.trace" "$(traced_dir 128)/boot.trace" "$BUILD/bootpack" "${BOOTPACK_READ:-$BUILD/bootpack-read}" \
+	for f in "$BB/aged.img" "$BB/traced/boot.trace" "$(traced_dir 128)/boot.trace" "$BB/traced.initrd/boot.trace" "$BUILD/bootpack" "${BOOTPACK_READ:-$BUILD/bootpack-read}" \
 		"$BUILD/bench/boot/sreadahead-style" "$BUILD/bench/boot/ureadahead-style"; do
 		[ -e "$f" ] && [ "$f" -nt "$img" ] && return 1
 	done
@@ -479,6 +558,7 @@ do_run() {
 	*) scale=$SCALE ;;
 	esac
 	do_traced
+	case " $STRATEGIES " in *" bootpack-initrd "*) do_initramfs_bp ;; esac
 	for s in $STRATEGIES; do
 		strategy_init "$s" >/dev/null
 		prepared "$s" || do_prepare "$s"
@@ -503,6 +583,7 @@ do_run() {
 			for s in $STRATEGIES; do
 				img=$(strategy_image "$s")
 				do_boot --image "$img" --model "$m" --scale "$scale" --init "$(strategy_init "$s")" \
+					--initrd "$(strategy_initrd "$s")" \
 					--cmdline "$(strategy_cmdline "$s" "$m")" \
 					--out "$rundir/$m/$s/boot-$b" || log "boot $m/$s/$b failed"
 				/usr/bin/python3 "$HERE/report.py" monitor "$rundir/$m/$s/boot-$b" 2>/dev/null || true
@@ -552,7 +633,8 @@ run) do_run ;;
 report) shift; /usr/bin/python3 "$HERE/report.py" table "$1" ;;
 model) shift; do_model "$@" ;;
 calibrate) do_calibrate ;;
-traced) shift; do_traced "$@" ;;
+traced) shift; if [ "${1:-}" = initrd ]; then do_traced_initrd; else do_traced "$@"; fi ;;
+initramfs-bp) do_initramfs_bp ;;
 prepare) shift; for s in "$@"; do do_prepare "$s"; done ;;
 kernel) do_kernel ;;
 rootfs) do_rootfs ;;
