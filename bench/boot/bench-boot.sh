@@ -457,6 +457,27 @@ install_into() {
 	trap - EXIT
 }
 
+# relayout_pack IMG STRATEGY TRACE [--first PATH]...: relayout IMG for the
+# boot of TRACE and install the pack it writes ($BB/img/STRATEGY.pack) at
+# /var/lib/bootpack/pack; e2fsck before and after. Relayout writes the
+# pack: it knows where the boot set was, so the traced metadata there is
+# left out and the new places put in.
+relayout_pack() {
+	local img=$1 s=$2 tr=$3
+	shift 3
+	e2fsck -fy "$img" > "$BB/logs/fsck-install-$s.log" 2>&1 ||
+		die "e2fsck after installing into the image: $BB/logs/fsck-install-$s.log"
+	rm -f "$BB/img/$s.pack"
+	"$BUILD/bootpack" relayout --no-undo --pack "$BB/img/$s.pack" --trace "$tr" "$@" \
+		"$img" > "$BB/logs/relayout-$s.log" 2>&1 ||
+		{ tail "$BB/logs/relayout-$s.log"; die "relayout failed"; }
+	"$BUILD/bootpack" dump "$BB/img/$s.pack" > "$BB/logs/pack-$s.log" 2>&1 ||
+		{ tail "$BB/logs/pack-$s.log"; die "no pack"; }
+	install_into "$img" "$BB/img/$s.pack" /var/lib/bootpack/pack 0644
+	e2fsck -fn "$img" > "$BB/logs/fsck-$s.log" 2>&1 || die "e2fsck -fn after relayout: $BB/logs/fsck-$s.log"
+	"$BUILD/bootpack" verify --trace "$tr" "$img" > "$BB/logs/verify-$s.log" 2>&1 || true
+}
+
 do_prepare() {
 	need_root
 	local s=$1 img bin
@@ -492,39 +513,15 @@ do_prepare() {
 		install_into "$img.tmp" "$BB/img/bootpack-read.stripped" /usr/sbin/bootpack-read 0755 \
 			"$BB/img/$s.conf" /etc/bootpack.conf 0644
 		install_into "$img.tmp" /dev/null /var/lib/bootpack/.keep 0644
-		e2fsck -fy "$img.tmp" > "$BB/logs/fsck-install-$s.log" 2>&1 ||
-			die "e2fsck after installing the reader: $BB/logs/fsck-install-$s.log"
-		# relayout writes the pack: it knows where the boot set was, so the
-		# traced metadata there is left out and the new places put in
-		rm -f "$BB/img/$s.pack"
-		"$BUILD/bootpack" relayout --no-undo --pack "$BB/img/$s.pack" --trace "$BB/traced/boot.trace" \
-			--first /usr/sbin/bootpack-read --first /etc/bootpack.conf --first /var/lib/bootpack \
-			"$img.tmp" > "$BB/logs/relayout-$s.log" 2>&1 ||
-			{ tail "$BB/logs/relayout-$s.log"; die "relayout failed"; }
-		"$BUILD/bootpack" dump "$BB/img/$s.pack" > "$BB/logs/pack-$s.log" 2>&1 ||
-			{ tail "$BB/logs/pack-$s.log"; die "no pack"; }
-		install_into "$img.tmp" "$BB/img/$s.pack" /var/lib/bootpack/pack 0644
-		e2fsck -fn "$img.tmp" > "$BB/logs/fsck-$s.log" 2>&1 || die "e2fsck -fn after relayout: $BB/logs/fsck-$s.log"
-		"$BUILD/bootpack" verify --trace "$BB/traced/boot.trace" "$img.tmp" > "$BB/logs/verify-$s.log" 2>&1 || true
+		relayout_pack "$img.tmp" "$s" "$BB/traced/boot.trace" \
+			--first /usr/sbin/bootpack-read --first /etc/bootpack.conf --first /var/lib/bootpack
 		;;
 	bootpack-initrd)
 		# the reader is in the initramfs (do_initramfs_bp): on the disk only
 		# the pack's directory, relaid at the head of the region
 		do_traced_initrd >/dev/null
 		install_into "$img.tmp" /dev/null /var/lib/bootpack/.keep 0644
-		e2fsck -fy "$img.tmp" > "$BB/logs/fsck-install-$s.log" 2>&1 ||
-			die "e2fsck after making the pack's directory: $BB/logs/fsck-install-$s.log"
-		rm -f "$BB/img/$s.pack"
-		"$BUILD/bootpack" relayout --no-undo --pack "$BB/img/$s.pack" \
-			--trace "$BB/traced.initrd/boot.trace" --first /var/lib/bootpack \
-			"$img.tmp" > "$BB/logs/relayout-$s.log" 2>&1 ||
-			{ tail "$BB/logs/relayout-$s.log"; die "relayout failed"; }
-		"$BUILD/bootpack" dump "$BB/img/$s.pack" > "$BB/logs/pack-$s.log" 2>&1 ||
-			{ tail "$BB/logs/pack-$s.log"; die "no pack"; }
-		install_into "$img.tmp" "$BB/img/$s.pack" /var/lib/bootpack/pack 0644
-		e2fsck -fn "$img.tmp" > "$BB/logs/fsck-$s.log" 2>&1 || die "e2fsck -fn after relayout: $BB/logs/fsck-$s.log"
-		"$BUILD/bootpack" verify --trace "$BB/traced.initrd/boot.trace" "$img.tmp" \
-			> "$BB/logs/verify-$s.log" 2>&1 || true
+		relayout_pack "$img.tmp" "$s" "$BB/traced.initrd/boot.trace" --first /var/lib/bootpack
 		;;
 	esac
 	mv "$img.tmp" "$img"
