@@ -23,24 +23,13 @@ bp_require_cmd debugfs losetup pgrep
 rd_require_blkio
 
 img=$(bp_fixture ext4)
-mapfile -t all < <(awk '$2 ~ /^\/(usr|boot)\// {print $2}' "$img.files" | head -n 40)
+rd_boot_files "$img" all
 pack=$BP_TMPDIR/pack
 rd_make_pack "$img" "$pack" "${all[@]}"
 bp_loop_attach "$img" loop
 mnt=$BP_TMPDIR/mnt
 bp_mount "$loop" "$mnt" ro
 log=$BP_TMPDIR/bg.log
-
-# files of the pack not wholly resident now
-not_resident() {
-	local f n=0
-
-	for f in "${files[@]}"; do
-		[ "$("$RD_HELPERS/bp-mincore" -m "$mnt$f" 0 "$(stat -c %s "$mnt$f")")" = 0 ] ||
-			n=$((n + 1))
-	done
-	echo "$n"
-}
 
 # the reading child (its command line names this case's pack), if running
 child() {
@@ -73,7 +62,7 @@ slow_bg() {
 		echo $BASHPID >"$grp/cgroup.procs"
 		bg_read "$@"
 	)
-	running=$(child) n=$(not_resident)
+	running=$(child) n=$(rd_not_resident "$mnt" "${files[@]}")
 	child_gone
 	cat "$log"
 }

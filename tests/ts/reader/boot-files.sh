@@ -100,13 +100,9 @@ run_in_initramfs() {
 		esac' sh "$READER" "$mnt" "$script" >"$BP_TMPDIR/initramfs.log" 2>&1 ||
 		{ cat "$BP_TMPDIR/initramfs.log"; bp_fail "$1 failed"; }
 	# The script returned at once (--background); the reading child ends later.
-	local n f missing
+	local n missing
 	for ((n = 0; n < 200; n++)); do
-		missing=0
-		for f in "${files[@]}"; do
-			[ "$("$RD_HELPERS/bp-mincore" -m "$mnt$f" 0 "$(stat -c %s "$mnt$f")")" = 0 ] ||
-				missing=$((missing + 1))
-		done
+		missing=$(rd_not_resident "$mnt" "${files[@]}")
 		[ $missing = 0 ] && break
 		sleep 0.1
 	done

@@ -17,7 +17,7 @@ bp_require_cmd unshare timeout debugfs losetup
 rd_require_blkio
 
 img=$(bp_fixture ext4)
-mapfile -t files < <(awk '$2 ~ /^\/(usr|boot)\// {print $2}' "$img.files" | head -n 40)
+rd_boot_files "$img" files
 pack=$BP_TMPDIR/pack
 rd_make_pack "$img" "$pack" "${files[@]}"
 bp_loop_attach "$img" loop

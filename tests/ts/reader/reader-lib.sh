@@ -36,6 +36,24 @@ rd_make_pack() {
 	chmod 0644 "$out"
 }
 
+# rd_boot_files IMG VAR: the first 40 files under /usr and /boot of the
+# fixture IMG (its .files list), into the array VAR.
+rd_boot_files() {
+	mapfile -t "$2" < <(awk '$2 ~ /^\/(usr|boot)\// {print $2}' "$1.files" | head -n 40)
+}
+
+# rd_not_resident MNT PATH...: how many of the files MNT/PATH are not
+# wholly in the page cache (mincore, one bp-mincore run a file).
+rd_not_resident() {
+	local _rd_mnt=$1 _rd_f _rd_n=0
+	shift
+	for _rd_f in "$@"; do
+		[ "$("$RD_HELPERS/bp-mincore" -m "$_rd_mnt$_rd_f" 0 "$(stat -c %s "$_rd_mnt$_rd_f")")" = 0 ] ||
+			_rd_n=$((_rd_n + 1))
+	done
+	echo "$_rd_n"
+}
+
 # RD_BLKIO: the cgroup v1 blkio hierarchy; rd_require_blkio skips without it.
 RD_BLKIO=/sys/fs/cgroup/blkio
 rd_require_blkio() {
