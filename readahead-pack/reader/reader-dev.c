@@ -327,13 +327,30 @@ int bp_reader_rotational(unsigned int major, unsigned int minor, int as_init)
 	return (int)v;
 }
 
+/*
+ * A request the disk takes whole: the largest power of two of bytes not
+ * above BP_READER_REQUEST, queue/max_sectors_kb, nor max_segments + 2 pages.
+ * Pages of the page cache are a segment each unless adjacent in memory, so
+ * 2^k pages fit into max_segments segments as soon as that many pages sit
+ * next to a neighbour (virtio-blk: 254 segments, its queue of 256 less 2;
+ * 1 MiB is whole when 2 of its 256 pages are). 0: unknown.
+ */
 uint64_t bp_reader_max_request(unsigned int major, unsigned int minor, int as_init)
 {
-	uint64_t kb;
+	uint64_t kb, segs, max = BP_READER_REQUEST, req = 4096;
 
 	if (bp_reader_queue_u64(major, minor, as_init, "max_sectors_kb", &kb) || kb > (1ULL << 30))
 		return 0;
-	return kb * 1024;
+	if (kb * 1024 < max)
+		max = kb * 1024;
+	if (!bp_reader_queue_u64(major, minor, as_init, "max_segments", &segs) &&
+	    segs < (1ULL << 30) && (segs + 2) * 4096 < max)
+		max = (segs + 2) * 4096;
+	if (max < 4096)
+		return 0;
+	while (req * 2 <= max)
+		req *= 2;
+	return req;
 }
 
 int bp_reader_set_read_ahead(unsigned int major, unsigned int minor, int as_init,

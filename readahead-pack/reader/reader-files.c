@@ -183,20 +183,23 @@ static void count_skip(struct bp_reader_stats *st, int state)
 }
 
 /*
- * Entries of one file that follow each other in the file (split in the pack
- * where the disk is not contiguous) are issued as one range: fewer calls,
- * and the block layer splits what it must.
+ * Entries of one file that follow each other in the file and on the disk
+ * are issued as one range (fewer calls); where the disk is not contiguous
+ * a range ends, so that the reader knows where the disk's runs begin.
  */
 struct pending {
 	int fd;
 	uint32_t path_off;
 	uint64_t off, len;
+	uint64_t phys;		/* of off on the device, or BP_PACK_PHYS_NONE */
 };
 
 static void flush(struct rctx *c, struct pending *pd)
 {
-	if (pd->len)
+	if (pd->len) {
+		c->range_phys = pd->phys;
 		c->st->bytes += rd_read_range(c, pd->fd, pd->off, pd->len, pd->path_off);
+	}
 	c->file_queued += pd->len;
 	if (c->file_queued >= c->window)
 		rd_streaming(c);
@@ -206,7 +209,7 @@ static void flush(struct rctx *c, struct pending *pd)
 
 void rd_read_entries(struct rctx *c, const struct bp_pack *p)
 {
-	struct pending pd = { .fd = -1 };
+	struct pending pd = { .fd = -1, .phys = BP_PACK_PHYS_NONE };
 	uint32_t i, n = bp_pack_nentries(p);
 
 	for (i = 0; i < n; i++) {
@@ -252,7 +255,8 @@ void rd_read_entries(struct rctx *c, const struct bp_pack *p)
 		if (e.offset >= s->size)
 			continue;
 		len = e.length < s->size - e.offset ? e.length : s->size - e.offset;
-		if (pd.fd == s->fd && e.offset == pd.off + pd.len) {
+		if (pd.fd == s->fd && e.offset == pd.off + pd.len &&
+		    (pd.phys == BP_PACK_PHYS_NONE || e.phys == pd.phys + pd.len)) {
 			pd.len += len;
 			continue;
 		}
@@ -261,6 +265,7 @@ void rd_read_entries(struct rctx *c, const struct bp_pack *p)
 		pd.path_off = e.path_off;
 		pd.off = e.offset;
 		pd.len = len;
+		pd.phys = e.phys;
 	}
 	flush(c, &pd);
 	if (c->pass == 1)

@@ -66,7 +66,10 @@ struct rctx {
 	uint64_t window;	/* io_uring: bytes queued or in flight at most (--in-flight) */
 	uint64_t in_flight;	/* io_uring: bytes queued or in flight now */
 	uint64_t fill_to;	/* io_uring: in_flight where the current refill ends */
-	uint64_t req_bytes;	/* the disk's largest request (max_sectors_kb), 0 unknown */
+	uint64_t req_bytes;	/* io_uring: bytes of one request, one submit (0: unknown) */
+	uint64_t req_fill;	/* io_uring: disk bytes queued into the current request */
+	uint64_t range_phys;	/* where the range being read starts on the device, or NONE */
+	uint64_t next_phys;	/* where the last read queued ends on the device, or NONE */
 	struct meta_chain *later;	/* metadata chains read at their place in the stream */
 	unsigned int nlater, maxlater, next_later;
 	uint64_t file_queued;	/* bytes of file ranges issued so far (pass 1) */
@@ -78,6 +81,7 @@ struct rctx {
 int rd_out_of_time(struct rctx *c);
 void rd_count_bytes(struct rctx *c, uint64_t tag, uint64_t n);
 int rd_uring_submit(struct rctx *c);
+void rd_end_request(struct rctx *c);
 void rd_uring_drain(struct rctx *c);
 uint64_t rd_read_range(struct rctx *c, int fd, uint64_t off, uint64_t len, uint64_t tag);
 void rd_streaming(struct rctx *c);

@@ -126,6 +126,7 @@ void rd_meta_due(struct rctx *c, uint64_t pos)
 	       (pos == UINT64_MAX || c->later[c->next_later].budget <= pos + c->window)) {
 		const struct meta_chain *ch = &c->later[c->next_later++];
 
+		rd_end_request(c);	/* the file data queued before it goes first */
 		rd_count_bytes(c, TAG_META, rd_read_range(c, c->devfd, ch->at, ch->len, TAG_META));
 	}
 }

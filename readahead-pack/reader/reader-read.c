@@ -197,11 +197,8 @@ void rd_uring_drain(struct rctx *c)
 }
 
 /*
- * Where a refill of the window stops: the window full, in whole requests of
- * the disk (queue/max_sectors_kb) where known. A refill is one submit, one
- * block plug: reads that follow each other on the disk merge into requests
- * of that size, cut where the submit ends; ended on a request boundary,
- * the last one is whole too.
+ * Where a refill of the window stops: the window full, in whole requests
+ * (c->req_bytes) where known.
  */
 static uint64_t refill_end(const struct rctx *c)
 {
@@ -213,28 +210,51 @@ static uint64_t refill_end(const struct rctx *c)
 }
 
 /*
- * Queue [off, off + len) of fd in chunks; bytes are counted as they complete.
+ * The request being queued ends here: submit it. A submit is one block
+ * plug, in which reads that follow each other on the disk merge into
+ * requests as large as the device takes; where its max_segments cut one
+ * short (pages of the page cache not adjacent in memory are a segment
+ * each), the plug's last request is a remnant. One request per submit
+ * instead: c->req_bytes at a time, counted from where a run of the disk
+ * begins, each a request of its own.
+ */
+void rd_end_request(struct rctx *c)
+{
+	if (c->u && bp_uring_queued(c->u) && rd_uring_submit(c) < 0)
+		rd_uring_drain(c);	/* cannot submit: let what is in flight end */
+	c->req_fill = 0;
+}
+
+/*
+ * Queue [off, off + len) of fd, which starts at c->range_phys on the disk,
+ * in chunks; bytes are counted as they complete.
  *
- * At most c->window bytes are queued or in flight: the disk serves requests
- * in the order it gets them, so a read the boot issues itself (a page the
- * pack does not hold, or one the reader has not reached) waits behind
- * everything already queued. A few requests keep the disk streaming; more
- * only delay the boot's own reads (see bootpack-read(8), --in-flight).
+ * At most c->window bytes are queued or in flight (a request more where the
+ * window ends inside one): the disk serves requests in the order it gets
+ * them, so a read the boot issues itself (a page the pack does not hold, or
+ * one the reader has not reached) waits behind everything already queued.
+ * A few requests keep the disk streaming; more only delay the boot's own
+ * reads (see bootpack-read(8), --in-flight).
  */
 static void uring_range(struct rctx *c, int fd, uint64_t off, uint64_t len, uint64_t tag)
 {
-	uint64_t done = 0;
+	uint64_t phys = c->range_phys, done = 0;
 
+	/*
+	 * Not where the last read ended (the next block: within a page of its
+	 * last byte): a new run of the disk, a new request.
+	 */
+	if (phys == BP_PACK_PHYS_NONE || c->next_phys == BP_PACK_PHYS_NONE ||
+	    phys < c->next_phys || phys - c->next_phys >= 4096)
+		rd_end_request(c);
 	while (done < len && !rd_out_of_time(c)) {
 		uint32_t n = (uint32_t)(len - done < c->chunk ? len - done : c->chunk);
 
 		/*
-		 * The window is full: submit, and wait until half of it is
-		 * done. What is queued meanwhile goes in one submit when it is
-		 * full again (refilled one read at a time, each submit was a
-		 * request of its own).
+		 * The window is full (and no request half queued): wait until
+		 * half of it is done, then refill it, a request per submit.
 		 */
-		if (c->in_flight && c->in_flight >= c->fill_to) {
+		if (c->in_flight && c->in_flight >= c->fill_to && !c->req_fill) {
 			rd_streaming(c);	/* the first window is queued */
 			while (c->in_flight && c->in_flight > c->window / 2)
 				if (!uring_reap(c, 1))
@@ -243,17 +263,21 @@ static void uring_range(struct rctx *c, int fd, uint64_t off, uint64_t len, uint
 		}
 		if (!c->in_flight)
 			c->fill_to = refill_end(c);
-		/* the refill's last read ends where the refill does, on a page */
-		if (c->in_flight + n > c->fill_to && c->fill_to - c->in_flight >= 4096)
-			n = (uint32_t)((c->fill_to - c->in_flight) & ~4095ULL);
+		/* a read ends where the request does, on a page */
+		if (c->req_bytes && c->req_fill + n > c->req_bytes &&
+		    c->req_bytes - c->req_fill >= 4096)
+			n = (uint32_t)((c->req_bytes - c->req_fill) & ~4095ULL);
 		while (bp_uring_queue_read(c->u, fd, off + done, n, tag) == -EBUSY)
 			uring_reap(c, 1);
 		c->in_flight += disk_bytes(n);
+		c->req_fill += disk_bytes(n);
 		done += n;
-		if (bp_uring_queued(c->u) >= URING_BATCH && rd_uring_submit(c) < 0) {
+		if (c->req_bytes && c->req_fill >= c->req_bytes)
+			rd_end_request(c);
+		else if (bp_uring_queued(c->u) >= URING_BATCH && rd_uring_submit(c) < 0)
 			rd_uring_drain(c);	/* cannot submit: let what is in flight end */
-		}
 	}
+	c->next_phys = phys == BP_PACK_PHYS_NONE ? BP_PACK_PHYS_NONE : phys + done;
 }
 
 /*

@@ -48,6 +48,14 @@ enum { BP_GAP_SET, BP_GAP_ROTATING, BP_GAP_NOT_ROTATING, BP_GAP_UNKNOWN };
 #define BP_READER_IN_FLIGHT	(4u << 20)
 #define BP_READER_IN_FLIGHT_MIN	(128u << 10)
 #define BP_READER_IN_FLIGHT_MAX	(1024u << 20)
+/*
+ * io_uring: bytes of one request at most, submitted on its own (less where
+ * the disk's queue limits say so: bp_reader_max_request()). Larger ones are
+ * cut short where the device's segments run out (virtio's 254 take 1 MiB
+ * whole when 2 of its 256 pages are adjacent in memory, 1280 KiB only when
+ * 66 are), and a request cut short leaves a remnant behind it.
+ */
+#define BP_READER_REQUEST	(1u << 20)
 
 /* How ranges are read (--method); see readahead-pack/BENCH.md. */
 enum bp_read_method {
@@ -155,7 +163,7 @@ int bp_reader_queue_u64(unsigned int major, unsigned int minor, int as_init, con
 			uint64_t *v);
 /* 1 rotational, 0 not, -1 unknown: the disk's queue/rotational in sysfs. */
 int bp_reader_rotational(unsigned int major, unsigned int minor, int as_init);
-/* The disk's largest request in bytes (queue/max_sectors_kb); 0 if unknown. */
+/* Bytes of a request the disk takes whole (sysfs queue limits); 0 if unknown. */
 uint64_t bp_reader_max_request(unsigned int major, unsigned int minor, int as_init);
 /* Write the disk's queue/read_ahead_kb (*was: the value before); 0 or -errno. */
 int bp_reader_set_read_ahead(unsigned int major, unsigned int minor, int as_init,
