@@ -16,13 +16,16 @@
 
 #include "reader-int.h"
 
-/* The stream is under way: what is queued goes to the disk, then o->streaming(). */
+/*
+ * The stream is under way: what is queued goes to the disk (but a request
+ * half queued, which goes once whole), then o->streaming().
+ */
 void rd_streaming(struct rctx *c)
 {
 	if (c->streaming || c->pass != 1)
 		return;
 	c->streaming = 1;
-	if (c->u)
+	if (c->u && !c->req_fill)
 		rd_uring_submit(c);
 	if (c->o->streaming)
 		c->o->streaming();
