@@ -119,6 +119,8 @@ void rd_read_meta(struct rctx *c, const struct bp_pack *p, int devfd)
 /*
  * The file stream is at budget position pos: read the kept chains the boot
  * needs before what is queued now is done (UINT64_MAX: all that are left).
+ * A request of the stream half queued stays so, to go whole once filled:
+ * a chain is issued at once, ahead of it.
  */
 void rd_meta_due(struct rctx *c, uint64_t pos)
 {
@@ -126,7 +128,6 @@ void rd_meta_due(struct rctx *c, uint64_t pos)
 	       (pos == UINT64_MAX || c->later[c->next_later].budget <= pos + c->window)) {
 		const struct meta_chain *ch = &c->later[c->next_later++];
 
-		rd_end_request(c);	/* the file data queued before it goes first */
 		rd_count_bytes(c, TAG_META, rd_read_range(c, c->devfd, ch->at, ch->len, TAG_META));
 	}
 }
