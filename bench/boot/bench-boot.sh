@@ -424,12 +424,12 @@ strategy_initrd() {
 # Kernel arguments of a strategy on a model. The guest's virtio disk says it
 # rotates whatever the model (virtio-blk carries no rotation rate; the
 # queue's default is rotational), so the reader is told what its "auto"
-# takes on the modelled disk: a 256 KiB metadata gap and a 500 ms head
-# start on the hard disk, 0 and 0 on flash.
+# takes on the modelled disk: a 256 KiB metadata gap on the hard disk, 0
+# on flash; the head start is 500 ms on every disk (auto).
 strategy_cmdline() {
 	case $1:$2 in
 	bootpack:hdd-*|bootpack-initrd:hdd-*) echo "bootpack.meta_gap=256k bootpack.head_start_ms=500" ;;
-	bootpack:*|bootpack-initrd:*) echo "bootpack.meta_gap=0 bootpack.head_start_ms=0" ;;
+	bootpack:*|bootpack-initrd:*) echo "bootpack.meta_gap=0 bootpack.head_start_ms=500" ;;
 	esac
 }
 
