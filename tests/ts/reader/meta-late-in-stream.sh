@@ -14,7 +14,7 @@
 
 bp_require_root
 bp_require_cmd losetup debugfs mke2fs
-tr=$(bp_tracefs)
+bp_tracefs >/dev/null
 
 img=$BP_TMPDIR/late.img
 mke2fs -q -F -t ext4 -b 4096 "$img" 64M || bp_fail "mke2fs"
@@ -46,18 +46,8 @@ data=$(debugfs -R "bmap /big1 0" "$img" 2>/dev/null)
 bp_loop_attach "$img" loop
 mnt=$BP_TMPDIR/mnt
 bp_mount "$loop" "$mnt" ro
-read -r maj min < <(stat -c '%t %T' "$loop")
-inst=$tr/instances/bp-test-$$
-mkdir "$inst" || bp_fail "cannot make a tracefs instance"
-bp_on_exit "rmdir '$inst'"
-ev=$inst/events/block/block_rq_issue
-echo "dev == $(((16#$maj << 20) | 16#$min))" >"$ev/filter"
-echo 1 >"$ev/enable"
-rd_cold "$loop"
-bp_expect_exit 0 "$READER" --no-exec --config=none --log=stderr --method=uring --root "$mnt" \
-	--pack "$pack" --meta-gap 0
-echo 0 >"$ev/enable"
-cat "$inst/trace" >"$BP_TMPDIR/issue.txt"
+rd_issued "$loop" "$BP_TMPDIR/issue.txt" "$READER" --no-exec --config=none --log=stderr \
+	--method=uring --root "$mnt" --pack "$pack" --meta-gap 0
 
 # the index of the first read request covering 4 KiB block B (sectors of 512 B)
 first_req() {

@@ -82,6 +82,26 @@ rd_cold() {
 	bp_cache_hold
 }
 
+# rd_issued LOOP OUT CMD...: the page cache dropped, CMD run (exit 0 expected)
+# while a tracefs instance of this case's own records the block_rq_issue
+# events of LOOP (the device's own request trace, shared with nothing of
+# bootpack); the trace into OUT.
+rd_issued() {
+	local _rd_loop=$1 _rd_out=$2 _rd_maj _rd_min _rd_inst _rd_ev
+	shift 2
+	read -r _rd_maj _rd_min < <(stat -c '%t %T' "$_rd_loop")
+	_rd_inst=$(bp_tracefs)/instances/bp-test-$$
+	mkdir "$_rd_inst" || bp_fail "cannot make a tracefs instance"
+	bp_on_exit "rmdir '$_rd_inst'"
+	_rd_ev=$_rd_inst/events/block/block_rq_issue
+	echo "dev == $(((16#$_rd_maj << 20) | 16#$_rd_min))" >"$_rd_ev/filter"
+	echo 1 >"$_rd_ev/enable"
+	rd_cold "$_rd_loop"
+	bp_expect_exit 0 "$@"
+	echo 0 >"$_rd_ev/enable"
+	cat "$_rd_inst/trace" >"$_rd_out"
+}
+
 # rd_read_sectors LOOP: sectors read so far (field 3 of /sys/block/X/stat).
 rd_read_sectors() {
 	awk '{print $3}' "/sys/block/$(basename "$1")/stat"

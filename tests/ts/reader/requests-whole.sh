@@ -13,7 +13,7 @@
 
 bp_require_root
 bp_require_cmd losetup debugfs mke2fs
-tr=$(bp_tracefs)
+bp_tracefs >/dev/null
 
 d=$BP_TMPDIR/tree
 mkdir -p "$d"
@@ -45,18 +45,8 @@ mnt=$BP_TMPDIR/mnt
 bp_mount "$loop" "$mnt" ro
 q=/sys/block/${loop#/dev/}/queue
 bp_info "$loop: max_sectors_kb $(cat "$q/max_sectors_kb"), max_segments $(cat "$q/max_segments")"
-read -r maj min < <(stat -c '%t %T' "$loop")
-inst=$tr/instances/bp-test-$$
-mkdir "$inst" || bp_fail "cannot make a tracefs instance"
-bp_on_exit "rmdir '$inst'"
-ev=$inst/events/block/block_rq_issue
-echo "dev == $(((16#$maj << 20) | 16#$min))" >"$ev/filter"
-echo 1 >"$ev/enable"
-rd_cold "$loop"
-bp_expect_exit 0 "$READER" --no-exec --config=none --log=stderr --method=uring --root "$mnt" \
-	--pack "$pack" --meta-gap 0
-echo 0 >"$ev/enable"
-cat "$inst/trace" >"$BP_TMPDIR/issue.txt"
+rd_issued "$loop" "$BP_TMPDIR/issue.txt" "$READER" --no-exec --config=none --log=stderr \
+	--method=uring --root "$mnt" --pack "$pack" --meta-gap 0
 
 # the read requests inside the files' run, in KiB, in the order issued
 awk -v a=$((first * 8)) -v b=$(((last + 1) * 8)) '
