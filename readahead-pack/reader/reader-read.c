@@ -245,10 +245,11 @@ static void uring_range(struct rctx *c, int fd, uint64_t off, uint64_t len, uint
 
 	/*
 	 * Not where the last read ended (the next block: within a page of its
-	 * last byte): a new run of the disk, a new request.
+	 * last byte): a new run of the disk, a new request. Where the pack
+	 * does not know, the request goes on (the plug merges what it can).
 	 */
-	if (phys == BP_PACK_PHYS_NONE || c->next_phys == BP_PACK_PHYS_NONE ||
-	    phys < c->next_phys || phys - c->next_phys >= 4096)
+	if (phys != BP_PACK_PHYS_NONE && c->next_phys != BP_PACK_PHYS_NONE &&
+	    (phys < c->next_phys || phys - c->next_phys >= 4096))
 		rd_end_request(c);
 	while (done < len && !rd_out_of_time(c)) {
 		uint32_t n = (uint32_t)(len - done < c->chunk ? len - done : c->chunk);
@@ -273,7 +274,8 @@ static void uring_range(struct rctx *c, int fd, uint64_t off, uint64_t len, uint
 		while (bp_uring_queue_read(c->u, fd, off + done, n, tag) == -EBUSY)
 			uring_reap(c, 1);
 		c->in_flight += disk_bytes(n);
-		c->req_fill += disk_bytes(n);
+		if (c->req_bytes)	/* unknown: no request to fill, the window decides */
+			c->req_fill += disk_bytes(n);
 		done += n;
 		if (c->req_bytes && c->req_fill >= c->req_bytes)
 			rd_end_request(c);
