@@ -102,7 +102,7 @@ static void usage(void)
 		"\n"
 		"For more details see bootpack-read(8) and bootpack.conf(5).\n",
 		BP_READER_PROG, BP_READER_MAX_MS_INIT, BP_READER_MAX_FDS, BP_READER_MAX_HEAD_START,
-		BP_READER_HEAD_START_ROT, BP_READER_IN_FLIGHT >> 20);
+		BP_READER_HEAD_START_MS, BP_READER_IN_FLIGHT >> 20);
 }
 
 static void usage_error(const char *what, const char *arg)

@@ -33,7 +33,7 @@ uint64_t bp_read_head_start_ms(const struct bp_read_settings *s)
 {
 	if (s->head_start_ms != BP_READER_HEAD_START_AUTO)
 		return s->head_start_ms;
-	return BP_READER_HEAD_START_ROT;
+	return BP_READER_HEAD_START_MS;
 }
 
 void bp_read_wait_init(struct bp_read_wait *w, uint64_t ms)

@@ -22,7 +22,7 @@
 #define BP_READER_MAX_FDS	64		/* default cap on open file descriptors */
 #define BP_READER_MAX_MS_INIT	60000		/* default --max-ms as init= */
 #define BP_READER_MAX_HEAD_START 10000		/* --head-start-ms at most */
-#define BP_READER_HEAD_START_ROT 500		/* --head-start-ms=auto, on every disk */
+#define BP_READER_HEAD_START_MS 500		/* --head-start-ms=auto, on every disk */
 #define BP_READER_HEAD_START_AUTO UINT64_MAX	/* --head-start-ms=auto */
 /*
  * --meta-gap: metadata ranges closer than this are read as one request,
