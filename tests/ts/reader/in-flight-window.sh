@@ -8,12 +8,13 @@
 # a 4 KiB read of a file outside the pack is issued from the same cgroup;
 # what of the pack became resident (mincore, from outside) while it waited
 # is what was queued ahead of it: at most the window and a read or two with
-# --in-flight=2M, most of the pack with --in-flight=64M.
+# --in-flight=2M (also where the disk's request size cannot be read: no
+# /sys), most of the pack with --in-flight=64M.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 . "$top_srcdir/tests/ts/reader/reader-lib.sh"
 
 bp_require_root
-bp_require_cmd losetup debugfs mke2fs dd
+bp_require_cmd losetup debugfs mke2fs dd unshare
 rd_require_blkio
 
 d=$BP_TMPDIR/tree
@@ -25,7 +26,7 @@ for i in 1 2 3 4 5 6; do
 done
 head -c $((2 << 20)) /dev/urandom >"$d/other"
 img=$BP_TMPDIR/win.img
-mke2fs -q -F -t ext4 -d "$d" "$img" 64M || bp_fail "mke2fs -d"
+mke2fs -q -F -t ext4 -b 4096 -d "$d" "$img" 64M || bp_fail "mke2fs -d"
 rm -rf "$d"
 pack=$BP_TMPDIR/pack
 rd_make_pack "$img" "$pack" "${big[@]}"
@@ -45,14 +46,18 @@ resident() {
 	done | "$RD_HELPERS/bp-mincore" -l | awk -v all=$((${#big[@]} * 1536)) '{ m += $1 } END { print all - m }'
 }
 
-# ahead WINDOW: bytes of the pack that became resident while the read of
-# another file waited, the reader streaming with --in-flight WINDOW
+# ahead WINDOW [nosys]: bytes of the pack that became resident while the
+# read of another file waited, the reader streaming with --in-flight WINDOW
+# (nosys: in a mount namespace without /sys, where the disk's request size
+# cannot be read)
 ahead() {
-	local r0 r1 n
+	local r0 r1 n pre=()
+	[ "${2:-}" = nosys ] &&
+		pre=(unshare --mount --propagation private sh -c 'umount -l /sys && exec "$@"' sh)
 	rd_cold "$loop"
 	(
 		echo $BASHPID >"$grp/cgroup.procs"
-		"$READER" --no-exec --config=none --log=stderr --method=uring --root "$mnt" \
+		"${pre[@]}" "$READER" --no-exec --config=none --log=stderr --method=uring --root "$mnt" \
 			--pack "$pack" --in-flight "$1" >"$BP_TMPDIR/rd.log" 2>&1 &
 		rpid=$!
 		# let it stream: 2 MiB resident
@@ -69,10 +74,13 @@ ahead() {
 }
 
 small=$(ahead 2M)
+nosys=$(ahead 2M nosys)
 large=$(ahead 64M)
-bp_info "resident while the other read waited: $small bytes (--in-flight 2M), $large (64M)"
+bp_info "resident while the other read waited: $small bytes (--in-flight 2M), $nosys (2M, no sysfs), $large (64M)"
 # 2 MiB window + 1 MiB read being filled + the other read's own readahead
 [ "$small" -le $((4 << 20)) ] || bp_fail "--in-flight 2M: $small bytes were read ahead of the other read"
+[ "$nosys" -le $((4 << 20)) ] ||
+	bp_fail "--in-flight 2M without sysfs: $nosys bytes were read ahead of the other read"
 [ "$large" -ge $((12 << 20)) ] ||
 	bp_fail "--in-flight 64M: only $large bytes ahead of the other read (the test cannot tell)"
 bp_grep ' 6 files, 0 skipped' "$BP_TMPDIR/rd.log"
