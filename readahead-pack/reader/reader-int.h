@@ -81,7 +81,6 @@ struct rctx {
 int rd_out_of_time(struct rctx *c);
 void rd_count_bytes(struct rctx *c, uint64_t tag, uint64_t n);
 int rd_uring_submit(struct rctx *c);
-void rd_end_request(struct rctx *c);
 void rd_uring_drain(struct rctx *c);
 uint64_t rd_read_range(struct rctx *c, int fd, uint64_t off, uint64_t len, uint64_t tag);
 void rd_streaming(struct rctx *c);

@@ -221,7 +221,7 @@ static uint64_t refill_end(const struct rctx *c)
  * instead: c->req_bytes at a time, counted from where a run of the disk
  * begins, each a request of its own.
  */
-void rd_end_request(struct rctx *c)
+static void rd_end_request(struct rctx *c)
 {
 	if (c->u && bp_uring_queued(c->u) && rd_uring_submit(c) < 0)
 		rd_uring_drain(c);	/* cannot submit: let what is in flight end */
