@@ -420,6 +420,19 @@ do_fault() {
 		log "b1-cut: cut at write $at (seed $seed): $(grep -c 'does not match checksum' \
 			"$LB/fault-$name.fsck-after-cut") bitmap checksum finding(s) on e2fsck -fn"
 		IMG=$img BOOTDIR=fault-$name do_boot 1 ;;
+	near-full)
+		# a nearly full, fragmented root (issue 23): every free block a
+		# single-block hole, the last block in use, so that relayout must
+		# evict runs of several blocks with no free run that long (the case
+		# that spun forever in libext2fs' ext2fs_new_range); boot 2 runs
+		# under a short time limit and must go on within it
+		near_full "$img"
+		EXTRA_CMDLINE="${EXTRA_CMDLINE:+$EXTRA_CMDLINE }bootpack.relayout_limit=${NEAR_FULL_LIMIT:-60}" \
+			IMG=$img BOOTDIR=fault-$name do_boot 1
+		local st
+		st=$(grep -a 'relayout of /dev/vda' "$LB/fault-$name-1/console.log" | tr -d '\r' | tail -n1)
+		log "near-full: ${st:-no relayout line on the console}"
+		[ -n "$st" ] || { log "FAIL: near-full: boot 2 wrote no relayout status"; fail=1; } ;;
 	*) die "fault: unknown kind $kind" ;;
 	esac
 	# after a power cut: the next boot; otherwise the faulty boot itself
@@ -448,10 +461,68 @@ do_fault() {
 	return $fail
 }
 
+# near_full IMG: a nearly full, fragmented root. One large file takes all
+# but NEAR_FULL_MIB (160) of the free space; the rest is filled with files of
+# one and of two blocks in turn, through a mount; then the one-block files are
+# deleted (but the one holding the last block): every free block a hole of
+# one, the last block in use, and every window relayout can clear holds runs
+# of two blocks that must move out
+near_full() {
+	local img=$1 free bs n last ino keep i
+	trap cleanup_mount EXIT
+	mount_image "$img"
+	mkdir -p "$MNT/var/tmp/nearfull"
+	bs=$(stat -f -c %S "$MNT")
+	free=$(stat -f -c %f "$MNT")
+	n=$((free - ${NEAR_FULL_MIB:-160} * 1048576 / bs))
+	[ $n -gt 0 ] && fallocate -l $((n * bs)) "$MNT/var/tmp/nearfull/big"
+	# one process writes them (a fork per file takes minutes)
+	i=$(python3 - "$MNT/var/tmp/nearfull" "$bs" <<-'EOF'
+	import os, sys
+	d, bs = sys.argv[1], int(sys.argv[2])
+	two = os.urandom(2 * bs)
+	i = 0
+	try:
+	    while True:
+	        for name, data in (("f%d" % i, two[:bs]), ("g%d" % i, two)):
+	            with open(os.path.join(d, name), "wb") as f:
+	                f.write(data)
+	        i += 1
+	        if i % 256 == 0:
+	            os.sync()
+	except OSError:
+	    pass
+	print(i)
+	EOF
+	)
+	sync
+	cleanup_mount
+	trap - EXIT
+	# the free tail ext4 keeps back (reserved clusters) cut off, so that the
+	# last block is in use
+	last=$(($(dumpe2fs -h "$img" 2> /dev/null | awk -F': *' '/^Block count/ {print $2}') - 1))
+	n=$(dumpe2fs "$img" 2> /dev/null | awk '/^  Free blocks: / { f = $NF } END { print f }')
+	if [ "${n#*-}" = "$last" ]; then
+		resize2fs -f "$img" "${n%-*}" > "$LB/logs/near-full-resize.log" 2>&1 ||
+			die "near-full: resize2fs: $LB/logs/near-full-resize.log"
+		last=$((${n%-*} - 1))
+	fi
+	ino=$(debugfs -R "icheck $last" "$img" 2> /dev/null | awk 'NR == 2 {print $2}')
+	keep=$(debugfs -R "ncheck $ino" "$img" 2> /dev/null | awk 'NR == 2 {print $2}')
+	trap cleanup_mount EXIT
+	mount_image "$img"
+	find "$MNT/var/tmp/nearfull" -name 'f*' ! -path "$MNT$keep" -delete
+	sync
+	cleanup_mount
+	trap - EXIT
+	log "near-full: $i pairs of files of one and two blocks, the one-block files deleted; last block $last: ${keep:-free}"
+	log "near-full: $(dumpe2fs -h "$img" 2> /dev/null | grep '^Free blocks')"
+}
+
 do_faults() {
 	local f=0
 	local c
-	for c in ${FAULTS:-kill-copy kill-map kill-done b1-cut needs-fsck refusal}; do
+	for c in ${FAULTS:-kill-copy kill-map kill-done b1-cut needs-fsck refusal near-full}; do
 		case $c in
 		kill-copy) do_fault kill-copy kill "relayout pass 2/4" 2 || f=1 ;;
 		kill-map) do_fault kill-map kill "relayout pass 3/4" 0 || f=1 ;;
@@ -459,6 +530,7 @@ do_faults() {
 		needs-fsck) do_fault needs-fsck needs-fsck || f=1 ;;
 		refusal) do_fault refusal refusal || f=1 ;;
 		b1-cut) do_fault b1-cut b1-cut || f=1 ;;
+		near-full) do_fault near-full near-full || f=1 ;;
 		esac
 	done
 	return $f
