@@ -18,6 +18,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "bp_et.h"
+#include "c.h"
 #include "devspec.h"
 #include "fsident.h"
 #include "loop.h"
@@ -26,12 +27,16 @@
 #ifndef BP_SBINDIR
 #define BP_SBINDIR "/usr/sbin"
 #endif
-#ifndef BP_INITRAMFSTOOLSDIR
-#define BP_INITRAMFSTOOLSDIR "/usr/share/initramfs-tools"
-#endif
-#ifndef BP_DRACUTMODULEDIR
-#define BP_DRACUTMODULEDIR "/usr/lib/dracut/modules.d"
-#endif
+/*
+ * Where initramfs-tools and dracut look for hooks, whatever bootpack's
+ * prefix: a hook anywhere else (a /usr/local install) is never run.
+ */
+static const char *const initramfs_tools_dirs[] = {
+	"/usr/share/initramfs-tools", "/etc/initramfs-tools",
+};
+static const char *const dracut_dirs[] = {
+	"/usr/lib/dracut/modules.d", "/lib/dracut/modules.d",
+};
 #ifndef BP_SYSTEMDUNITDIR
 #define BP_SYSTEMDUNITDIR "/usr/lib/systemd/system"
 #endif
@@ -352,6 +357,20 @@ out:
 	return ret;
 }
 
+/* Does rel exist under one of dirs in root? */
+static int in_dirs(const char *root, const char *const *dirs, size_t n, const char *rel)
+{
+	char p[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(p, sizeof(p), "%s%s", dirs[i], rel);
+		if (exists(root, p))
+			return 1;
+	}
+	return 0;
+}
+
 static errcode_t find_unit(const char *root, const char *name, char *inpath, size_t len)
 {
 	unsigned int i;
@@ -389,14 +408,21 @@ errcode_t bp_setup_check(const struct bp_setup_opts *o, struct bp_setup_check *c
 		return bp_err_set(err, ENOENT, "%s: no systemd: the trace and loop units need it",
 				  o->root);
 	c->initramfs_tools = exists(o->root, "/usr/sbin/update-initramfs") &&
-			     exists(o->root, BP_INITRAMFSTOOLSDIR "/scripts/local-premount/bootpack");
+			     in_dirs(o->root, initramfs_tools_dirs, ARRAY_SIZE(initramfs_tools_dirs),
+				     "/scripts/local-premount/bootpack") &&
+			     in_dirs(o->root, initramfs_tools_dirs, ARRAY_SIZE(initramfs_tools_dirs),
+				     "/hooks/bootpack");
 	c->dracut = exists(o->root, "/usr/bin/dracut") &&
-		    exists(o->root, BP_DRACUTMODULEDIR "/90bootpack/bootpack-relayout.sh");
+		    in_dirs(o->root, dracut_dirs, ARRAY_SIZE(dracut_dirs),
+			    "/90bootpack/bootpack-relayout.sh");
 	if (!c->initramfs_tools && !c->dracut)
 		return bp_err_set(err, ENOENT, "%s: neither initramfs-tools nor dracut with "
-				  "bootpack's relayout hook: the relayout of boot 2 runs in the "
-				  "initramfs; install initramfs-tools (or dracut) and bootpack",
-				  o->root);
+				  "bootpack's relayout hook where they look (%s/hooks and "
+				  "scripts/local-premount, %s/90bootpack): the relayout of boot 2 "
+				  "runs in the initramfs; install initramfs-tools (or dracut) and "
+				  "bootpack (configure --with-initramfstoolsdir, "
+				  "--with-dracutmoduledir)", o->root, initramfs_tools_dirs[0],
+				  dracut_dirs[0]);
 	c->grub = exists(o->root, "/usr/sbin/update-grub") || exists(o->root, "/etc/default/grub");
 	/* the machine that boots: this one, or the one --memory describes */
 	c->mem_bytes = o->mem_bytes;
