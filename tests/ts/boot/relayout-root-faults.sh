@@ -16,7 +16,14 @@
 # real bootpack leave the image e2fsck-clean.
 #
 # BP_FUZZ_RUNS=N (make fuzz-boot2) adds N runs with a random fault, limit
-# and tmpfs size each; it prints the count of each outcome (FUZZ note below).
+# and tmpfs size each; it prints the count of each outcome.
+# FUZZ (da3bd5a, dash, beside other test runs): 60 random runs + the 15
+# fixed ones, 0 failures. Outcomes of the 60: skipped undo file would not
+# fit 12 (every real run: the fuzz tmpfs is at most 4 MiB), skipped at the
+# time limit 22 (before any write 11, checking 8, planning 3), skipped
+# time limit reached before a step 5, debugfs killed 1, killed (SIGKILL) 1,
+# by exit code 19 (no pack 5, refused 4, 137 4, after writes 4, 1 2).
+# Earlier runs found two bugs, fixed in da3bd5a and the in_time() steps.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 bp_require_root
 bp_require_cmd unshare mke2fs losetup debugfs e2fsck mkfifo df dash
