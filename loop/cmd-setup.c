@@ -29,6 +29,8 @@ static void usage(void)
 	       " -n, --dry-run            check and say what would happen, write nothing\n"
 	       "     --region-size <size> expected size of the boot set (default 160M)\n"
 	       "     --buffer-size <size> trace buffer per CPU for the traced boot (default 32M)\n"
+	       "     --memory <size>      memory of the machine that boots (default: this one's;\n"
+	       "                          with --root, unknown: the undo file is not checked)\n"
 	       " -u, --undo               remove everything setup installed\n"
 	       "     --event <name>       a step of the loop, run by its units and hooks:\n"
 	       "                          traced, boot, packages\n"
@@ -54,8 +56,14 @@ static void say_plan(const struct bp_setup_opts *o, const struct bp_setup_check 
 	printf("Initramfs: %s\n", c->initramfs_tools ? "initramfs-tools (local-premount script)" :
 	       "dracut (pre-mount hook)");
 	if (c->mem_bytes)
-		printf("Memory: %llu MiB (the undo file of boot 2 is kept in RAM until the root "
-		       "is up)\n", (unsigned long long)(c->mem_bytes >> 20));
+		printf("Memory: %llu MiB; the undo file of boot 2 (about %llu MiB%s) is kept in a "
+		       "tmpfs of %llu MiB until the root is up\n",
+		       (unsigned long long)(c->mem_bytes >> 20),
+		       (unsigned long long)(c->undo_bytes >> 20),
+		       c->evicts ? ", with eviction" : "", (unsigned long long)(c->mem_bytes >> 21));
+	else
+		printf("Memory: unknown (give --memory): the undo file of boot 2 (about %llu MiB) "
+		       "must fit in half of it\n", (unsigned long long)(c->undo_bytes >> 20));
 	printf("\n%s:\n", o->dry_run ? "Would happen" : "What happens next");
 	printf("  next boot (1): traced with the kernel arguments\n    %s\n"
 	       "    %s; 45 s after the boot reached default.target the trace is saved\n"
@@ -86,13 +94,14 @@ static int parse_event(const char *s, enum bp_event *ev)
 
 int cmd_setup(int argc, char **argv)
 {
-	enum { OPT_REGION = OPT_COMMON_BASE, OPT_BUFFER, OPT_EVENT };
+	enum { OPT_REGION = OPT_COMMON_BASE, OPT_BUFFER, OPT_EVENT, OPT_MEMORY };
 	static const struct option longopts[] = {
 		{ "root", required_argument, NULL, 'r' },
 		{ "device", required_argument, NULL, 'd' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "region-size", required_argument, NULL, OPT_REGION },
 		{ "buffer-size", required_argument, NULL, OPT_BUFFER },
+		{ "memory", required_argument, NULL, OPT_MEMORY },
 		{ "undo", no_argument, NULL, 'u' },
 		{ "event", required_argument, NULL, OPT_EVENT },
 		{ "help", no_argument, NULL, 'h' },
@@ -137,6 +146,14 @@ int cmd_setup(int argc, char **argv)
 				return bp_errtryhelp("setup");
 			}
 			o.buffer_kb = (unsigned int)(v / 1024);
+			break;
+		case OPT_MEMORY:
+			if (bp_parse_size(optarg, &v) || v < (16 << 20)) {
+				bp_log_error("setup: --memory: '%s' is not a size of 16M or more",
+					     optarg);
+				return bp_errtryhelp("setup");
+			}
+			o.mem_bytes = v;
 			break;
 		case 'u':
 			undo = 1;

@@ -59,6 +59,7 @@ struct bp_setup_opts {
 	const char *root;		/* "/" or a mounted tree */
 	const char *device;		/* NULL: the filesystem that holds root */
 	uint64_t region_bytes;		/* expected size of the boot set */
+	uint64_t mem_bytes;		/* memory of the machine that boots, 0: this one's */
 	unsigned int buffer_kb;		/* trace buffer per CPU */
 	int dry_run;			/* check and say, write nothing */
 	void (*say)(const char *line);	/* what is done / what to do */
@@ -73,17 +74,23 @@ struct bp_setup_check {
 	char uuid[64];
 	char fstype[16];		/* ext2, ext3, ext4 */
 	char kernel[128];		/* kernel whose tracing was checked */
-	uint64_t free_bytes, need_bytes;
-	uint64_t mem_bytes;		/* MemTotal of this machine, 0 with a tree */
+	char statedir[4096];		/* BP_STATEDIR, or its deepest existing parent */
+	uint64_t free_bytes, need_bytes;	/* in statedir */
+	uint64_t mem_bytes;		/* memory of the machine that boots, 0: unknown */
+	uint64_t undo_bytes;		/* expected undo file of boot 2 (in a tmpfs) */
+	int evicts;			/* no free run holds the region: eviction expected */
 	int grub;			/* the tree uses GRUB (update-grub or /etc/default/grub) */
 	int initramfs_tools, dracut;
 };
 
 /*
  * Checks, read-only: an ext3/ext4 (or ext2) root that libext2fs opens with
- * no feature relayout refuses, free space for the region and the undo
- * file, tracing in the kernel (tracefs on "/", the kernel config in a tree),
- * bootpack installed in the tree (binary, trace units, an initramfs hook).
+ * no feature relayout refuses, the device (if given) being the one holding
+ * root, the state directory on that filesystem, free space there for the
+ * region and the undo file, the undo file of boot 2 fitting in the tmpfs of
+ * the initramfs (half the memory), tracing in the kernel (tracefs on "/",
+ * the kernel config in a tree), bootpack installed in the tree (binary,
+ * trace units, an initramfs hook where initramfs-tools or dracut look).
  * BP_ET_UNSUPPORTED / BP_ET_NOT_EXT / BP_ET_NO_SPACE / ENOENT, with err
  * naming the thing and the fix.
  */

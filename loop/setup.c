@@ -18,6 +18,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "bp_et.h"
+#include "c.h"
 #include "devspec.h"
 #include "fsident.h"
 #include "loop.h"
@@ -26,12 +27,16 @@
 #ifndef BP_SBINDIR
 #define BP_SBINDIR "/usr/sbin"
 #endif
-#ifndef BP_INITRAMFSTOOLSDIR
-#define BP_INITRAMFSTOOLSDIR "/usr/share/initramfs-tools"
-#endif
-#ifndef BP_DRACUTMODULEDIR
-#define BP_DRACUTMODULEDIR "/usr/lib/dracut/modules.d"
-#endif
+/*
+ * Where initramfs-tools and dracut look for hooks, whatever bootpack's
+ * prefix: a hook anywhere else (a /usr/local install) is never run.
+ */
+static const char *const initramfs_tools_dirs[] = {
+	"/usr/share/initramfs-tools", "/etc/initramfs-tools",
+};
+static const char *const dracut_dirs[] = {
+	"/usr/lib/dracut/modules.d", "/lib/dracut/modules.d",
+};
 #ifndef BP_SYSTEMDUNITDIR
 #define BP_SYSTEMDUNITDIR "/usr/lib/systemd/system"
 #endif
@@ -172,6 +177,62 @@ static errcode_t check_tracing(const struct bp_setup_opts *o, struct bp_setup_ch
 	return 0;
 }
 
+/* The deepest directory of root + rel that exists (rel's own filesystem once created). */
+static int existing_parent(const char *root, const char *rel, char *path, size_t len,
+			   struct stat *st)
+{
+	char *slash;
+
+	bp_loop_path(root, rel, path, len);
+	while (stat(path, st) < 0) {
+		slash = strrchr(path, '/');
+		if (!slash || slash == path)
+			return -1;
+		*slash = '\0';
+	}
+	return 0;
+}
+
+/* Is the filesystem on dev (resolved) the one that holds root (st_dev rootdev)? */
+static int same_fs(const struct bp_dev *dev, dev_t rootdev)
+{
+	struct bp_dev rd = { 0 };
+	struct bp_err e = { 0 };
+	char node[4096];
+	struct stat st;
+	int same = 0;
+
+	if (dev->is_blockdev && stat(dev->path, &st) == 0 && S_ISBLK(st.st_mode))
+		return st.st_rdev == rootdev;
+	/* an image file: the filesystem holding root has the same UUID */
+	bp_dev_node(major(rootdev), minor(rootdev), node, sizeof(node));
+	if (bp_dev_resolve_ext(node, &rd, &e) == 0 && rd.uuid && dev->uuid)
+		same = strcmp(rd.uuid, dev->uuid) == 0;
+	bp_dev_free(&rd);
+	return same;
+}
+
+/* The largest run of free blocks (the region needs no eviction if it fits). */
+static uint64_t largest_free_run(ext2_filsys fs)
+{
+	blk64_t b = fs->super->s_first_data_block, end = ext2fs_blocks_count(fs->super) - 1;
+	blk64_t s, e;
+	uint64_t largest = 0;
+
+	if (ext2fs_read_block_bitmap(fs))
+		return 0;
+	while (b <= end) {
+		if (ext2fs_find_first_zero_block_bitmap2(fs->block_map, b, end, &s))
+			break;
+		if (ext2fs_find_first_set_block_bitmap2(fs->block_map, s, end, &e))
+			e = end + 1;
+		if (e - s > largest)
+			largest = e - s;
+		b = e;
+	}
+	return largest;
+}
+
 static errcode_t check_fs(const struct bp_setup_opts *o, struct bp_setup_check *c,
 			  struct bp_err *err)
 {
@@ -179,18 +240,15 @@ static errcode_t check_fs(const struct bp_setup_opts *o, struct bp_setup_check *
 	ext2_filsys fs = NULL;
 	struct ext2_super_block *sb;
 	struct statvfs sv;
+	struct stat rst, sst;
 	errcode_t ret;
 
-	if (o->device) {
+	if (stat(o->root, &rst) < 0)
+		return bp_err_set(err, errno, "%s: %s", o->root, strerror(errno));
+	if (o->device)
 		snprintf(c->devpath, sizeof(c->devpath), "%s", o->device);
-	} else {
-		struct stat st;
-
-		if (stat(o->root, &st) < 0)
-			return bp_err_set(err, errno, "%s: %s", o->root, strerror(errno));
-		bp_dev_node(major(st.st_dev), minor(st.st_dev), c->devpath,
-				 sizeof(c->devpath));
-	}
+	else
+		bp_dev_node(major(rst.st_dev), minor(rst.st_dev), c->devpath, sizeof(c->devpath));
 	ret = bp_dev_resolve_ext(c->devpath, &dev, err);
 	if (ret) {
 		if (ret == BP_ET_NOT_EXT || ret == BP_ET_NO_FS)
@@ -201,6 +259,32 @@ static errcode_t check_fs(const struct bp_setup_opts *o, struct bp_setup_check *
 	}
 	snprintf(c->devpath, sizeof(c->devpath), "%s", dev.path);
 	snprintf(c->uuid, sizeof(c->uuid), "%s", dev.uuid ? dev.uuid : "");
+	/* boot 2 relays out the device it finds by the root's UUID: it must be this one */
+	if (o->device && !same_fs(&dev, rst.st_dev)) {
+		ret = bp_err_set(err, BP_ET_UNSUPPORTED, "%s: not the filesystem that holds %s "
+				 "(device %u:%u): give the root filesystem's device, or no --device",
+				 c->devpath, o->root, major(rst.st_dev), minor(rst.st_dev));
+		goto out;
+	}
+	/*
+	 * Boot 2 reads the state and the trace from the unmounted root with
+	 * debugfs: a state directory on another filesystem (/var of its own)
+	 * is not there, and the loop would give up after three boots.
+	 */
+	if (existing_parent(o->root, BP_STATEDIR, c->statedir, sizeof(c->statedir), &sst) < 0) {
+		ret = bp_err_set(err, errno, "%s: %s", o->root, strerror(errno));
+		goto out;
+	}
+	if (sst.st_dev != rst.st_dev) {
+		ret = bp_err_set(err, BP_ET_UNSUPPORTED, "%s: on another filesystem (device %u:%u) "
+				 "than %s (%u:%u): boot 2 reads the loop's state in " BP_STATEDIR
+				 " from the root filesystem before anything else is mounted; put "
+				 BP_STATEDIR " on the root filesystem (e.g. a /var of its own: "
+				 "a bootpack built with --with-statedir=DIR on the root)",
+				 c->statedir, major(sst.st_dev), minor(sst.st_dev), o->root,
+				 major(rst.st_dev), minor(rst.st_dev));
+		goto out;
+	}
 	ret = bp_fs_open_ro(c->devpath, &fs, err);
 	if (ret)
 		goto out;
@@ -212,14 +296,14 @@ static errcode_t check_fs(const struct bp_setup_opts *o, struct bp_setup_check *
 		snprintf(c->fstype, sizeof(c->fstype), "ext3");
 	else
 		snprintf(c->fstype, sizeof(c->fstype), "ext2");
+	/* an external journal is fine (relayout never moves it); a journal device is not a root */
 	if (ext2fs_has_feature_bigalloc(sb) || ext2fs_has_feature_shared_blocks(sb) ||
-	    ext2fs_has_feature_journal_dev(sb) ||
-	    (ext2fs_has_feature_journal(sb) && sb->s_journal_inum == 0)) {
+	    ext2fs_has_feature_journal_dev(sb)) {
 		ret = bp_err_set(err, BP_ET_UNSUPPORTED, "%s: %s: relayout cannot handle %s",
 				 c->devpath, c->fstype,
 				 ext2fs_has_feature_bigalloc(sb) ? "bigalloc" :
 				 ext2fs_has_feature_shared_blocks(sb) ? "shared_blocks" :
-				 "an external journal");
+				 "a journal device (it holds no filesystem)");
 		goto out;
 	}
 	if (!c->uuid[0])
@@ -227,25 +311,64 @@ static errcode_t check_fs(const struct bp_setup_opts *o, struct bp_setup_check *
 				 "give it one (tune2fs -U random) so that boots find it", c->devpath);
 	if (ret)
 		goto out;
-	if (statvfs(o->root, &sv) < 0) {
-		ret = bp_err_set(err, errno, "%s: %s", o->root, strerror(errno));
+	/* where the undo file goes: the state directory (checked above to be on the root) */
+	if (statvfs(c->statedir, &sv) < 0) {
+		ret = bp_err_set(err, errno, "%s: %s", c->statedir, strerror(errno));
 		goto out;
 	}
 	/* the region, and the undo file copied to the state directory after boot 2 */
 	c->free_bytes = (uint64_t)sv.f_bavail * sv.f_frsize;
 	c->need_bytes = 2 * o->region_bytes;
-	if (c->free_bytes < c->need_bytes)
+	if (c->free_bytes < c->need_bytes) {
 		ret = bp_err_set(err, BP_ET_NO_SPACE, "%s: %llu MiB free, %llu MiB needed (the "
 				 "region and its undo file, %llu MiB each): free some space or "
-				 "give a smaller --region-size", o->root,
+				 "give a smaller --region-size", c->statedir,
 				 (unsigned long long)(c->free_bytes >> 20),
 				 (unsigned long long)(c->need_bytes >> 20),
 				 (unsigned long long)(o->region_bytes >> 20));
+		goto out;
+	}
+	/*
+	 * Boot 2 keeps the undo file in a tmpfs of half the memory until the
+	 * root is up: the old contents of the boot set's blocks, and of the
+	 * blocks eviction moves out of the region when no free run holds it
+	 * (as many again at most), plus a sixteenth for the rest.
+	 */
+	c->evicts = largest_free_run(fs) * fs->blocksize < o->region_bytes;
+	c->undo_bytes = o->region_bytes * (c->evicts ? 2 : 1);
+	c->undo_bytes += c->undo_bytes / 16;
+	if (c->mem_bytes && c->undo_bytes > c->mem_bytes / 2) {
+		uint64_t fit = (c->mem_bytes / 2) / 17 * 16 / (c->evicts ? 2 : 1);
+
+		ret = bp_err_set(err, BP_ET_NO_SPACE, "%s: the undo file of boot 2, about %llu "
+				 "MiB for a --region-size of %llu MiB%s, does not fit in the "
+				 "tmpfs of the initramfs (half of %llu MiB of memory): give a "
+				 "--region-size of %llu MiB or less", c->devpath,
+				 (unsigned long long)(c->undo_bytes >> 20),
+				 (unsigned long long)(o->region_bytes >> 20),
+				 c->evicts ? " and as much evicted from it" : "",
+				 (unsigned long long)(c->mem_bytes >> 20),
+				 (unsigned long long)(fit >> 20));
+	}
 out:
 	if (fs)
 		ext2fs_close_free(&fs);
 	bp_dev_free(&dev);
 	return ret;
+}
+
+/* Does rel exist under one of dirs in root? */
+static int in_dirs(const char *root, const char *const *dirs, size_t n, const char *rel)
+{
+	char p[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(p, sizeof(p), "%s%s", dirs[i], rel);
+		if (exists(root, p))
+			return 1;
+	}
+	return 0;
 }
 
 static errcode_t find_unit(const char *root, const char *name, char *inpath, size_t len)
@@ -285,16 +408,25 @@ errcode_t bp_setup_check(const struct bp_setup_opts *o, struct bp_setup_check *c
 		return bp_err_set(err, ENOENT, "%s: no systemd: the trace and loop units need it",
 				  o->root);
 	c->initramfs_tools = exists(o->root, "/usr/sbin/update-initramfs") &&
-			     exists(o->root, BP_INITRAMFSTOOLSDIR "/scripts/local-premount/bootpack");
+			     in_dirs(o->root, initramfs_tools_dirs, ARRAY_SIZE(initramfs_tools_dirs),
+				     "/scripts/local-premount/bootpack") &&
+			     in_dirs(o->root, initramfs_tools_dirs, ARRAY_SIZE(initramfs_tools_dirs),
+				     "/hooks/bootpack");
 	c->dracut = exists(o->root, "/usr/bin/dracut") &&
-		    exists(o->root, BP_DRACUTMODULEDIR "/90bootpack/bootpack-relayout.sh");
+		    in_dirs(o->root, dracut_dirs, ARRAY_SIZE(dracut_dirs),
+			    "/90bootpack/bootpack-relayout.sh");
 	if (!c->initramfs_tools && !c->dracut)
 		return bp_err_set(err, ENOENT, "%s: neither initramfs-tools nor dracut with "
-				  "bootpack's relayout hook: the relayout of boot 2 runs in the "
-				  "initramfs; install initramfs-tools (or dracut) and bootpack",
-				  o->root);
+				  "bootpack's relayout hook where they look (%s/hooks and "
+				  "scripts/local-premount, %s/90bootpack): the relayout of boot 2 "
+				  "runs in the initramfs; install initramfs-tools (or dracut) and "
+				  "bootpack (configure --with-initramfstoolsdir, "
+				  "--with-dracutmoduledir)", o->root, initramfs_tools_dirs[0],
+				  dracut_dirs[0]);
 	c->grub = exists(o->root, "/usr/sbin/update-grub") || exists(o->root, "/etc/default/grub");
-	if (is_live(o)) {
+	/* the machine that boots: this one, or the one --memory describes */
+	c->mem_bytes = o->mem_bytes;
+	if (!c->mem_bytes && is_live(o)) {
 		long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
 
 		if (pages > 0 && psz > 0)
@@ -308,26 +440,168 @@ errcode_t bp_setup_check(const struct bp_setup_opts *o, struct bp_setup_check *c
 
 /* ---- writing ------------------------------------------------------------------ */
 
-static errcode_t mkdirs(const char *root, const char *rel, struct bp_err *err)
-{
-	char p[PATH_MAX], *s;
+/*
+ * What an install changed, so that a failure half-way puts the tree back as
+ * it was ("nothing was set up" must be true): each directory it created,
+ * each file or link it created or replaced, with what was there before.
+ */
+#define TX_MAX 64
+#define TX_OLD_MAX (64 * 1024)	/* setup's files are a few lines */
 
-	bp_loop_path(root, rel, p, sizeof(p));
-	for (s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST)
-			return bp_err_set(err, errno, "%s: cannot create: %s", p, strerror(errno));
-		*s = '/';
-	}
-	if (mkdir(p, 0755) < 0 && errno != EEXIST)
-		return bp_err_set(err, errno, "%s: cannot create: %s", p, strerror(errno));
+enum tx_kind { TX_DIR, TX_PATH };
+
+struct tx_entry {
+	enum tx_kind kind;
+	char path[PATH_MAX];
+	int had;		/* TX_PATH: something was there */
+	int had_link;		/* ... a symbolic link to old */
+	mode_t mode;
+	char *old;		/* its contents or link target */
+	size_t oldlen;
+};
+
+struct tx {
+	struct tx_entry e[TX_MAX];
+	unsigned int n;
+};
+
+static errcode_t tx_full(const char *path, struct bp_err *err)
+{
+	return bp_err_set(err, ENOMEM, "%s: too many changes to keep track of", path);
+}
+
+static errcode_t tx_dir(struct tx *tx, const char *path, struct bp_err *err)
+{
+	if (!tx)
+		return 0;
+	if (tx->n >= TX_MAX)
+		return tx_full(path, err);
+	memset(&tx->e[tx->n], 0, sizeof(tx->e[0]));
+	tx->e[tx->n].kind = TX_DIR;
+	snprintf(tx->e[tx->n].path, sizeof(tx->e[0].path), "%s", path);
+	tx->n++;
 	return 0;
 }
 
-static errcode_t write_file(const struct bp_setup_opts *o, const char *rel, const char *text,
-			    struct bp_err *err)
+/* Before path is replaced: remember what is there. */
+static errcode_t tx_path(struct tx *tx, const char *path, struct bp_err *err)
+{
+	struct tx_entry *e;
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	if (!tx)
+		return 0;
+	if (tx->n >= TX_MAX)
+		return tx_full(path, err);
+	e = &tx->e[tx->n];
+	memset(e, 0, sizeof(*e));
+	e->kind = TX_PATH;
+	snprintf(e->path, sizeof(e->path), "%s", path);
+	if (lstat(path, &st) < 0) {
+		if (errno != ENOENT)
+			return bp_err_set(err, errno, "%s: %s", path, strerror(errno));
+		tx->n++;
+		return 0;
+	}
+	if (!S_ISLNK(st.st_mode) && !S_ISREG(st.st_mode))
+		return bp_err_set(err, EEXIST, "%s: exists and is not a file: remove it first",
+				  path);
+	if (st.st_size >= TX_OLD_MAX)
+		return bp_err_set(err, EFBIG, "%s: exists and is too large for a file of "
+				  "bootpack setup: remove it first", path);
+	e->old = malloc(TX_OLD_MAX);
+	if (!e->old)
+		return bp_err_set(err, ENOMEM, "%s: %s", path, strerror(ENOMEM));
+	e->had = 1;
+	e->mode = st.st_mode & 07777;
+	if (S_ISLNK(st.st_mode)) {
+		e->had_link = 1;
+		n = readlink(path, e->old, TX_OLD_MAX - 1);
+	} else {
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		n = fd < 0 ? -1 : read(fd, e->old, TX_OLD_MAX);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (n < 0) {
+		int x = errno;
+
+		free(e->old);
+		e->old = NULL;
+		return bp_err_set(err, x, "%s: %s", path, strerror(x));
+	}
+	e->oldlen = (size_t)n;
+	e->old[n < TX_OLD_MAX ? n : TX_OLD_MAX - 1] = '\0';
+	tx->n++;
+	return 0;
+}
+
+/* Put back what the install changed, newest first; forget it. */
+static void tx_rollback(const struct bp_setup_opts *o, struct tx *tx)
+{
+	struct tx_entry *e;
+	int fd;
+
+	while (tx->n) {
+		e = &tx->e[--tx->n];
+		if (e->kind == TX_DIR) {
+			if (rmdir(e->path) == 0)
+				say(o, "removed %s", e->path);
+		} else if (!e->had) {
+			if (unlink(e->path) == 0)
+				say(o, "removed %s", e->path);
+		} else {
+			unlink(e->path);
+			if (e->had_link) {
+				if (symlink(e->old, e->path) == 0)
+					say(o, "restored %s", e->path);
+			} else {
+				fd = open(e->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, e->mode);
+				if (fd >= 0 && write(fd, e->old, e->oldlen) == (ssize_t)e->oldlen &&
+				    fsync(fd) == 0)
+					say(o, "restored %s", e->path);
+				if (fd >= 0)
+					close(fd);
+			}
+		}
+		free(e->old);
+		e->old = NULL;
+	}
+}
+
+static void tx_forget(struct tx *tx)
+{
+	while (tx->n)
+		free(tx->e[--tx->n].old);
+}
+
+static errcode_t mkdirs_tx(const char *root, struct tx *tx, const char *rel, struct bp_err *err)
+{
+	char p[PATH_MAX], *s, ch;
+	errcode_t ret;
+
+	bp_loop_path(root, rel, p, sizeof(p));
+	for (s = p + 1;; s++) {
+		ch = *s;
+		if (ch && ch != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) == 0) {
+			if ((ret = tx_dir(tx, p, err)))
+				return ret;
+		} else if (errno != EEXIST) {
+			return bp_err_set(err, errno, "%s: cannot create: %s", p, strerror(errno));
+		}
+		*s = ch;
+		if (!ch)
+			return 0;
+	}
+}
+
+static errcode_t write_file_tx(const struct bp_setup_opts *o, struct tx *tx, const char *rel,
+			       const char *text, struct bp_err *err)
 {
 	char path[PATH_MAX], tmp[PATH_MAX + 8], dir[PATH_MAX], *slash;
 	errcode_t ret;
@@ -337,10 +611,12 @@ static errcode_t write_file(const struct bp_setup_opts *o, const char *rel, cons
 	slash = strrchr(dir, '/');
 	if (slash && slash != dir) {
 		*slash = '\0';
-		if ((ret = mkdirs(o->root, dir, err)))
+		if ((ret = mkdirs_tx(o->root, tx, dir, err)))
 			return ret;
 	}
 	bp_loop_path(o->root, rel, path, sizeof(path));
+	if ((ret = tx_path(tx, path, err)))
+		return ret;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	fp = fopen(tmp, "we");
 	if (!fp || fputs(text, fp) < 0 || fflush(fp) != 0 || fsync(fileno(fp)) != 0 ||
@@ -353,6 +629,7 @@ static errcode_t write_file(const struct bp_setup_opts *o, const char *rel, cons
 	say(o, "wrote %s", path);
 	return 0;
 }
+
 
 static void remove_file(const struct bp_setup_opts *o, const char *rel)
 {
@@ -414,15 +691,16 @@ static void update_grub(const struct bp_setup_opts *o)
 		say(o, "update-grub failed: run it yourself before rebooting");
 }
 
-errcode_t bp_setup_next_boot(const struct bp_setup_opts *o, struct bp_loop_state *st,
-			     const char *args, struct bp_err *err)
+/* The cmdline file and the GRUB snippet (if GRUB is used) for the next boot. */
+static errcode_t next_boot_files(const struct bp_setup_opts *o, struct tx *tx,
+				 struct bp_loop_state *st, const char *args, struct bp_err *err)
 {
 	char text[2048];
 	errcode_t ret;
 
 	snprintf(st->cmdline, sizeof(st->cmdline), "%s", args);
 	snprintf(text, sizeof(text), "%s%s", args, args[0] ? "\n" : "");
-	ret = write_file(o, CMDLINE_FILE, text, err);
+	ret = write_file_tx(o, tx, CMDLINE_FILE, text, err);
 	if (ret || !st->grub)
 		return ret;
 	if (args[0]) {
@@ -430,18 +708,25 @@ errcode_t bp_setup_next_boot(const struct bp_setup_opts *o, struct bp_loop_state
 			 "# Written by 'bootpack setup' for the next boot only; see bootpack-setup(8).\n"
 			 "# 'bootpack setup --undo' removes it.\n"
 			 "GRUB_CMDLINE_LINUX_DEFAULT=\"$GRUB_CMDLINE_LINUX_DEFAULT %s\"\n", args);
-		ret = write_file(o, GRUB_SNIPPET, text, err);
-	} else {
-		ret = write_file(o, GRUB_SNIPPET,
-				 "# Written by 'bootpack setup': no kernel arguments for the next "
-				 "boot.\n", err);
+		return write_file_tx(o, tx, GRUB_SNIPPET, text, err);
 	}
-	if (!ret)
+	return write_file_tx(o, tx, GRUB_SNIPPET,
+			     "# Written by 'bootpack setup': no kernel arguments for the next "
+			     "boot.\n", err);
+}
+
+errcode_t bp_setup_next_boot(const struct bp_setup_opts *o, struct bp_loop_state *st,
+			     const char *args, struct bp_err *err)
+{
+	errcode_t ret = next_boot_files(o, NULL, st, args, err);
+
+	if (!ret && st->grub)
 		update_grub(o);
 	return ret;
 }
 
-static errcode_t enable_unit(const struct bp_setup_opts *o, unsigned int i, struct bp_err *err)
+static errcode_t enable_unit(const struct bp_setup_opts *o, struct tx *tx, unsigned int i,
+			     struct bp_err *err)
 {
 	char target[PATH_MAX], rel[PATH_MAX], link[PATH_MAX];
 	errcode_t ret;
@@ -450,10 +735,12 @@ static errcode_t enable_unit(const struct bp_setup_opts *o, unsigned int i, stru
 		return bp_err_set(err, ENOENT, "%s: unit %s is not installed", o->root,
 				  units[i].name);
 	snprintf(rel, sizeof(rel), "/etc/systemd/system/%s", units[i].wants);
-	if ((ret = mkdirs(o->root, rel, err)))
+	if ((ret = mkdirs_tx(o->root, tx, rel, err)))
 		return ret;
 	snprintf(rel, sizeof(rel), "/etc/systemd/system/%s/%s", units[i].wants, units[i].name);
 	bp_loop_path(o->root, rel, link, sizeof(link));
+	if ((ret = tx_path(tx, link, err)))
+		return ret;
 	unlink(link);
 	if (symlink(target, link) < 0)
 		return bp_err_set(err, errno, "%s: cannot create: %s", link, strerror(errno));
@@ -476,27 +763,29 @@ static void update_initramfs(const struct bp_setup_opts *o, const struct bp_setu
 		    c->initramfs_tools ? "update-initramfs -u" : "dracut -f");
 }
 
-errcode_t bp_setup_install(const struct bp_setup_opts *o, struct bp_setup_check *c,
-			   struct bp_err *err)
+/*
+ * Everything is written first, the state last; only then are update-grub
+ * and the initramfs rebuilt. A failure on the way takes back what was
+ * written (tx_rollback()), so that "nothing was set up" holds.
+ */
+static errcode_t install(const struct bp_setup_opts *o, struct tx *tx,
+			 const struct bp_setup_check *c, struct bp_err *err)
 {
 	struct bp_loop_state st = { 0 };
-	char args[1024], text[1024];
+	char args[1024], text[1024], path[PATH_MAX];
 	unsigned int i;
 	errcode_t ret;
 
-	ret = bp_setup_check(o, c, err);
-	if (ret || o->dry_run)
-		return ret;
-	if ((ret = mkdirs(o->root, BP_STATEDIR, err)))
+	if ((ret = mkdirs_tx(o->root, tx, BP_STATEDIR, err)))
 		return ret;
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if ((ret = enable_unit(o, i, err)))
+		if ((ret = enable_unit(o, tx, i, err)))
 			return ret;
-	ret = write_file(o, TRACE_DROPIN,
-			 "# Written by 'bootpack setup': once boot 1's trace is saved, schedule the\n"
-			 "# relayout of boot 2. 'bootpack setup --undo' removes it.\n"
-			 "[Service]\n"
-			 "ExecStartPost=" BP_SBINDIR "/bootpack setup --event traced\n", err);
+	ret = write_file_tx(o, tx, TRACE_DROPIN,
+			    "# Written by 'bootpack setup': once boot 1's trace is saved, schedule the\n"
+			    "# relayout of boot 2. 'bootpack setup --undo' removes it.\n"
+			    "[Service]\n"
+			    "ExecStartPost=" BP_SBINDIR "/bootpack setup --event traced\n", err);
 	if (ret)
 		return ret;
 	snprintf(text, sizeof(text),
@@ -505,7 +794,7 @@ errcode_t bp_setup_install(const struct bp_setup_opts *o, struct bp_setup_check 
 		 "# new trace if they changed). 'bootpack setup --undo' removes it.\n"
 		 "post-invoke=if [ -x %s/bootpack ] && [ -f %s/loop ]; then %s/bootpack setup "
 		 "--event packages || true; fi\n", BP_SBINDIR, BP_STATEDIR, BP_SBINDIR);
-	if ((ret = write_file(o, DPKG_HOOK, text, err)))
+	if ((ret = write_file_tx(o, tx, DPKG_HOOK, text, err)))
 		return ret;
 	st.phase = BP_PHASE_TRACE;
 	snprintf(st.device, sizeof(st.device), "UUID=%s", c->uuid);
@@ -513,10 +802,37 @@ errcode_t bp_setup_install(const struct bp_setup_opts *o, struct bp_setup_check 
 	st.setup_time = st.phase_time = time(NULL);
 	st.grub = (unsigned int)c->grub;
 	bp_setup_trace_args(o->buffer_kb, args, sizeof(args));
-	if ((ret = bp_setup_next_boot(o, &st, args, err)))
+	if ((ret = next_boot_files(o, tx, &st, args, err)))
 		return ret;
-	if ((ret = bp_loop_save(o->root, &st, err)))
+	bp_loop_path(o->root, BP_STATEDIR "/loop", path, sizeof(path));
+	if ((ret = tx_path(tx, path, err)))
 		return ret;
+	return bp_loop_save(o->root, &st, err);
+}
+
+errcode_t bp_setup_install(const struct bp_setup_opts *o, struct bp_setup_check *c,
+			   struct bp_err *err)
+{
+	struct tx *tx;
+	errcode_t ret;
+
+	ret = bp_setup_check(o, c, err);
+	if (ret || o->dry_run)
+		return ret;
+	tx = calloc(1, sizeof(*tx));
+	if (!tx)
+		return bp_err_set(err, ENOMEM, "%s", strerror(ENOMEM));
+	ret = install(o, tx, c, err);
+	if (ret) {
+		say(o, "failed: taking back what was written");
+		tx_rollback(o, tx);
+		free(tx);
+		return ret;
+	}
+	tx_forget(tx);
+	free(tx);
+	if (c->grub)
+		update_grub(o);
 	update_initramfs(o, c);
 	return 0;
 }

@@ -14,7 +14,11 @@ mk_tree() {
 	bp_loop_attach "$img" TREE_DEV
 	ROOT=$BP_TMPDIR/root
 	bp_mount "$TREE_DEV" "$ROOT"
-	make -s -C "$top_builddir" install DESTDIR="$ROOT" >"$BP_TMPDIR/install.log" 2>&1 ||
+	# the hooks where the tools look, as a distribution's package puts them
+	# (a build configured elsewhere, e.g. by make distcheck, would not)
+	make -s -C "$top_builddir" install DESTDIR="$ROOT" \
+		initramfstoolsdir=/usr/share/initramfs-tools \
+		dracutmoduledir=/usr/lib/dracut/modules.d >"$BP_TMPDIR/install.log" 2>&1 ||
 		{ cat "$BP_TMPDIR/install.log"; bp_fail "make install DESTDIR"; }
 	mkdir -p "$ROOT/lib/systemd" "$ROOT/usr/sbin" "$ROOT/boot" "$ROOT/etc/default"
 	printf '#!/bin/sh\n' >"$ROOT/lib/systemd/systemd"
