@@ -77,7 +77,7 @@ do_rootfs() {
 	log "apt-get install initramfs-tools linux-image-amd64 in the tree: log $LB/logs/rootfs-apt.log"
 	nice -n 10 chroot "$r" sh -c 'export DEBIAN_FRONTEND=noninteractive; apt-get update &&
 		apt-get -y --no-install-recommends -f install &&
-		apt-get install -y --no-install-recommends initramfs-tools e2fsprogs zstd busybox &&
+		apt-get install -y --no-install-recommends initramfs-tools e2fsprogs zstd busybox linux-image-amd64 &&
 		dpkg --configure -a &&
 		for k in $(ls /lib/modules); do update-initramfs -c -k $k || update-initramfs -u -k $k; done' \
 		> "$LB/logs/rootfs-apt.log" 2>&1 || die "apt-get in the tree: $LB/logs/rootfs-apt.log"
