@@ -110,21 +110,21 @@ errcode_t bp_pack_check(ext2_filsys fs, const struct bp_pack *p, struct bp_pack_
 	struct ref *refs;
 	uint32_t n = info->nentries, i, j;
 	char uuid[BP_UUID_STR_LEN];
-	struct bp_err ierr;
 	errcode_t rc = 0;
 
 	memset(c, 0, sizeof(*c));
 	bp_uuid_str(info->uuid, uuid);
-	c->uuid_match = !bp_fs_check_ident(fs, fs->device_name, "pack", uuid, info->block_size,
-					   &ierr);
+	/* Another filesystem's pack is refused (exit 4), as a trace is: nothing to check. */
+	rc = bp_fs_check_ident(fs, fs->device_name, "pack", uuid, info->block_size, err);
+	if (rc)
+		return rc;
+	c->uuid_match = 1;
 	c->state = calloc(n ? n : 1, 1);
 	refs = malloc((n ? n : 1) * sizeof(*refs));
 	if (!c->state || !refs) {
 		free(refs);
 		return bp_err_set(err, ENOMEM, "out of memory");
 	}
-	if (!c->uuid_match)
-		goto out;
 	for (i = 0; i < n; i++) {
 		bp_pack_entry(p, i, &e);
 		refs[i] = (struct ref){ e.path_off, i };
