@@ -143,7 +143,7 @@ int bp_verify_pack(const char *pack, const char *device, const struct bp_show_op
 	}
 	if (o->json)
 		print_json(pack, device, p, &c, &l);
-	else
+	else if (bp_log_level() > BP_LOG_ERR)	/* -q: errors only */
 		print_text(pack, device, p, &c, &l, o->bytes);
 	ret = c.stale_entries == 0 ? BP_EX_OK : BP_EX_STALE;
 out:
