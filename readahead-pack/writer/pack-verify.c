@@ -9,6 +9,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "fsident.h"
+#include "fspath.h"
 #include "pack-verify.h"
 
 static const char *const names[BP_PACK_STALE_NR] = {
@@ -44,12 +45,15 @@ static int cmp_ref(const void *a, const void *b)
 static errcode_t check_file(ext2_filsys fs, const struct bp_pack_entry *e, int nsec,
 			    struct ext2_inode_large *in, ext2_ino_t *ino, int *state)
 {
+	char path[BP_PACK_PATH_MAX];
 	int64_t mtime;
 	uint32_t mnsec = 0;
 	errcode_t rc;
 
-	rc = ext2fs_namei(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, e->path, ino);
-	if (rc == EXT2_ET_FILE_NOT_FOUND || rc == EXT2_ET_NO_DIRECTORY) {
+	/* The rule pack and relayout apply (fspath.h): the same file, or stale. */
+	rc = bp_fs_path_resolve(fs, e->path, path, sizeof(path), ino);
+	if (rc == EXT2_ET_FILE_NOT_FOUND || rc == EXT2_ET_NO_DIRECTORY || rc == ELOOP ||
+	    rc == ENAMETOOLONG) {
 		*state = BP_PACK_STALE_MISSING;
 		return 0;
 	}
