@@ -4,8 +4,16 @@
  *
  * One writer per output object. Members are written with a name inside an
  * object and with name == NULL inside an array. Numbers are written as
- * numbers, strings are escaped (control characters, quotes, backslashes,
- * invalid UTF-8 is passed through byte for byte as \u00XX escapes).
+ * numbers, strings are escaped (control characters, quotes, backslashes).
+ *
+ * The output is always valid UTF-8, whatever the bytes given: a file name
+ * is bytes, and strict parsers (Python's json on bytes, jq) reject the
+ * rest. A string value that is not well-formed UTF-8 is written with each
+ * byte outside a well-formed sequence as \ufffd (U+FFFD), readable but
+ * lossy, and, when it is an object's member "name", it is followed by the
+ * member "name_hex": every byte of the value in lower-case hex, so the
+ * exact name is recoverable. A valid string never has a _hex member.
+ * doc/formats.md and bootpack(8) (JSON OUTPUT) document this.
  */
 #ifndef BP_JSONWRT_H
 #define BP_JSONWRT_H

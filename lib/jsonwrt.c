@@ -26,12 +26,62 @@ static void indent(struct bp_json *j)
 		fputs("  ", j->out);
 }
 
+/*
+ * Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
+ * form, no surrogate, nothing above U+10FFFF), or 0 if p starts none.
+ */
+static int utf8_len(const unsigned char *p)
+{
+	int n, i;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (i = 1; i < n; i++)	/* stops at the NUL: 0 is no continuation byte */
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] > 0x9f) ||
+	    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] > 0x8f))
+		return 0;
+	return n;
+}
+
+static int utf8_valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	int n;
+
+	for (; *p; p += n)
+		if (!(n = utf8_len(p)))
+			return 0;
+	return 1;
+}
+
+/* A JSON string; each byte that is not part of well-formed UTF-8 becomes U+FFFD. */
 static void put_string(FILE *out, const char *s)
 {
 	const unsigned char *p;
+	int n;
 
 	fputc('"', out);
 	for (p = (const unsigned char *)s; *p; p++) {
+		if (*p >= 0x80) {
+			n = utf8_len(p);
+			if (!n) {
+				fputs("\\ufffd", out);
+				continue;
+			}
+			fwrite(p, 1, (size_t)n, out);
+			p += n - 1;
+			continue;
+		}
 		switch (*p) {
 		case '"':
 			fputs("\\\"", out);
@@ -124,11 +174,25 @@ void bp_json_finish(struct bp_json *j)
 
 void bp_json_string(struct bp_json *j, const char *name, const char *value)
 {
+	const unsigned char *p;
+
 	member(j, name);
-	if (value)
-		put_string(j->out, value);
-	else
+	if (!value) {
 		fputs("null", j->out);
+		return;
+	}
+	put_string(j->out, value);
+	if (!name || utf8_valid(value))
+		return;
+	/* Not UTF-8 (a file name is bytes): name_hex keeps them all. */
+	member(j, NULL);
+	fputc('"', j->out);
+	for (p = (const unsigned char *)name; *p; p++)	/* our names: nothing to escape */
+		fputc(*p, j->out);
+	fputs(j->pretty ? "_hex\": \"" : "_hex\":\"", j->out);
+	for (p = (const unsigned char *)value; *p; p++)
+		fprintf(j->out, "%02x", *p);
+	fputc('"', j->out);
 }
 
 void bp_json_u64(struct bp_json *j, const char *name, uint64_t value)

@@ -33,12 +33,17 @@ static void usage(void)
 	       "For more details see bootpack-setup(8).\n");
 }
 
+/* How long ago t was; a time that is not one, or in the future, is no age. */
 static void age(time_t t, char *buf, size_t len)
 {
 	long long d = (long long)(time(NULL) - t);
 
 	if (!t)
 		snprintf(buf, len, "never");
+	else if (t < 0)
+		snprintf(buf, len, "unknown (damaged time)");
+	else if (d < 0)
+		snprintf(buf, len, "unknown (in the future: damaged, or the clock went back)");
 	else if (d < 120)
 		snprintf(buf, len, "%lld s ago", d);
 	else if (d < 7200)

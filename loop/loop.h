@@ -37,7 +37,7 @@ struct bp_loop_state {
 	char reason[256];	/* why the phase was entered (stale, skipped, …) */
 	time_t setup_time;
 	time_t phase_time;
-	time_t relayout_time;	/* last completed relayout, 0: none */
+	time_t relayout_time;	/* last completed relayout, 0: none (times: -1 if damaged) */
 	unsigned int attempts;	/* relayout boots that did not complete */
 	unsigned int low_hits;	/* consecutive samples under the hit-rate threshold */
 	unsigned int grub;	/* a GRUB snippet was installed */

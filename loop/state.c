@@ -54,6 +54,19 @@ static void copy_value(char *dst, size_t len, const char *v)
 	snprintf(dst, len, "%s", v);
 }
 
+/* A time the state file holds: seconds since the epoch, or -1 if it is not one (damaged). */
+static time_t time_parse(const char *v)
+{
+	char *end;
+	long long t;
+
+	errno = 0;
+	t = strtoll(v, &end, 10);
+	if (errno || end == v || *end || t < 0)
+		return (time_t)-1;
+	return (time_t)t;
+}
+
 errcode_t bp_loop_load(const char *root, struct bp_loop_state *st, struct bp_err *err)
 {
 	char path[PATH_MAX], line[2048];
@@ -81,11 +94,11 @@ errcode_t bp_loop_load(const char *root, struct bp_loop_state *st, struct bp_err
 		else if (!strcmp(line, "reason"))
 			copy_value(st->reason, sizeof(st->reason), v);
 		else if (!strcmp(line, "setup_time"))
-			st->setup_time = (time_t)strtoll(v, NULL, 10);
+			st->setup_time = time_parse(v);
 		else if (!strcmp(line, "phase_time"))
-			st->phase_time = (time_t)strtoll(v, NULL, 10);
+			st->phase_time = time_parse(v);
 		else if (!strcmp(line, "relayout_time"))
-			st->relayout_time = (time_t)strtoll(v, NULL, 10);
+			st->relayout_time = time_parse(v);
 		else if (!strcmp(line, "attempts"))
 			st->attempts = (unsigned int)strtoul(v, NULL, 10);
 		else if (!strcmp(line, "low_hits"))

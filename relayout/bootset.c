@@ -47,6 +47,7 @@
 
 #include "bp_et.h"
 #include "contig.h"
+#include "fspath.h"
 #include "rl-int.h"
 #include "rl-pieces.h"
 
@@ -270,13 +271,15 @@ static errcode_t resolve_file(struct rl_stream *s, struct pieces *p,
 			      int *ret)
 {
 	struct ext2_inode_large inode;
+	char path[BP_TRACE_PATH_MAX + 1];
 	ext2_ino_t ino;
 	uint32_t idx;
 	int found;
 	errcode_t rc;
 
 	*ret = -1;
-	rc = ext2fs_namei_follow(s->fs, EXT2_ROOT_INO, EXT2_ROOT_INO, f->path, &ino);
+	/* The rule pack and verify --pack apply too (fspath.h). */
+	rc = bp_fs_path_resolve(s->fs, f->path, path, sizeof(path), &ino);
 	if (rc) {
 		s->skipped[BP_RL_SKIP_MISSING]++;
 		return 0;
@@ -298,7 +301,7 @@ static errcode_t resolve_file(struct rl_stream *s, struct pieces *p,
 		s->skipped[BP_RL_SKIP_CHANGED]++;
 		return 0;
 	}
-	rc = rl_add_dirs(s, p, f->path, rank);
+	rc = rl_add_dirs(s, p, path, rank);
 	if (rc)
 		return rc;
 	rc = rl_item_new(s, ino, 0, &idx);

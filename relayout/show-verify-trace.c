@@ -85,7 +85,7 @@ int bp_verify_trace(const char *trace_path, const char *device, const struct bp_
 		bp_json_close_object(&j);
 		bp_json_close_object(&j);
 		bp_json_finish(&j);
-	} else {
+	} else if (bp_log_level() > BP_LOG_ERR) {	/* -q: errors only */
 		printf("%s: boot set of %llu files and %llu directories (%llu traced files "
 		       "skipped)\n",
 		       dev.path, (unsigned long long)r.files, (unsigned long long)r.dirs,

@@ -250,7 +250,8 @@ int cmd_pack(int argc, char **argv)
 	else if (rep.nentries + rep.nmeta == 0)
 		bp_log_warn("%s: the pack is empty: nothing traced is on %s any more", o.output,
 			    dev.spec);
-	print_summary(o.output, &rep, &o, json, bytes);
+	if (json || bp_log_level() > BP_LOG_ERR)	/* -q: errors only */
+		print_summary(o.output, &rep, &o, json, bytes);
 	ret = BP_EX_OK;
 out:
 	if (fs)

@@ -17,6 +17,7 @@
 struct fstate {
 	struct ext2_inode_large inode;	/* for ext2fs_bmap2 */
 	ext2_ino_t ino;
+	char *path;			/* canonical (fspath.h), malloc'd; NULL if not found */
 	uint32_t generation, mtime_nsec;
 	uint64_t size;
 	int64_t mtime;

@@ -144,7 +144,7 @@ errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct b
 		for (i = 0; i < t->nfiles; i++) {
 			if (b.fst[i].skip >= 0 || b.fst[i].root != i)
 				continue;
-			rc = bp_meta_add_file(&ml, fs, t->files[i].path, b.fst[i].ino,
+			rc = bp_meta_add_file(&ml, fs, b.fst[i].path, b.fst[i].ino,
 					      t->files[i].first_ns);
 			if (rc) {
 				bp_err_lib(err, rc, "while finding the metadata blocks of %s",
@@ -225,7 +225,7 @@ errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct b
 		if (!s->in_pack) {
 			s->in_pack = 1;
 			s->path_idx = (uint32_t)npaths;
-			paths[npaths++] = t->files[b.ents[i].file].path;
+			paths[npaths++] = s->path;
 		}
 		b.ents[i].file = s->path_idx;
 	}
@@ -274,8 +274,10 @@ out:
 	free(refs);
 	free(b.ents);
 	free(b.meta);
-	for (i = 0; b.fst && i < t->nfiles; i++)
+	for (i = 0; b.fst && i < t->nfiles; i++) {
 		free(b.fst[i].done);
+		free(b.fst[i].path);
+	}
 	free(b.fst);
 	free(allmeta);
 	bp_meta_list_free(&ml);

@@ -78,7 +78,7 @@ struct bp_pack_opts {
 enum bp_pack_skip {
 	BP_PACK_SKIP_MISSING = 0,	/* path not found now */
 	BP_PACK_SKIP_NOT_REGULAR,	/* not a regular file now */
-	BP_PACK_SKIP_BAD_PATH,		/* not absolute and normalized */
+	BP_PACK_SKIP_BAD_PATH,		/* its canonical path (fspath.h) is too long */
 	BP_PACK_SKIP_NO_BLOCKS,		/* inline data, or only holes/unwritten in range */
 	BP_PACK_SKIP_CUT,		/* every range cut by the budget */
 	BP_PACK_SKIP_LINK,		/* another name (hard link) of a file packed under its first */

@@ -15,6 +15,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "array.h"
+#include "fspath.h"
 #include "pack-build-int.h"
 
 static void read_times(ext2_filsys fs, const struct ext2_inode_large *in, int64_t *sec,
@@ -33,20 +34,25 @@ static void read_times(ext2_filsys fs, const struct ext2_inode_large *in, int64_
 
 errcode_t pb_resolve_file(struct builder *b, const struct bp_trace_file *f, struct fstate *s)
 {
+	char path[BP_PACK_PATH_MAX];
 	errcode_t rc;
 
 	s->skip = -1;
-	if (!bp_pack_path_ok(f->path, strlen(f->path))) {
-		s->skip = BP_PACK_SKIP_BAD_PATH;
+	/* The rule relayout and verify apply too (fspath.h); the pack keeps the canonical path. */
+	rc = bp_fs_path_resolve(b->fs, f->path, path, sizeof(path), &s->ino);
+	if (rc == EXT2_ET_FILE_NOT_FOUND || rc == EXT2_ET_NO_DIRECTORY || rc == ELOOP) {
+		s->skip = BP_PACK_SKIP_MISSING;
 		return 0;
 	}
-	rc = ext2fs_namei(b->fs, EXT2_ROOT_INO, EXT2_ROOT_INO, f->path, &s->ino);
-	if (rc == EXT2_ET_FILE_NOT_FOUND || rc == EXT2_ET_NO_DIRECTORY) {
-		s->skip = BP_PACK_SKIP_MISSING;
+	if (rc == ENAMETOOLONG || (!rc && !bp_pack_path_ok(path, strlen(path)))) {
+		s->skip = BP_PACK_SKIP_BAD_PATH;
 		return 0;
 	}
 	if (rc)
 		return rc;
+	s->path = strdup(path);
+	if (!s->path)
+		return ENOMEM;
 	rc = ext2fs_read_inode_full(b->fs, s->ino, (struct ext2_inode *)&s->inode,
 				    sizeof(s->inode));
 	if (rc)

@@ -9,6 +9,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "fsident.h"
+#include "fspath.h"
 #include "pack-verify.h"
 
 static const char *const names[BP_PACK_STALE_NR] = {
@@ -44,12 +45,15 @@ static int cmp_ref(const void *a, const void *b)
 static errcode_t check_file(ext2_filsys fs, const struct bp_pack_entry *e, int nsec,
 			    struct ext2_inode_large *in, ext2_ino_t *ino, int *state)
 {
+	char path[BP_PACK_PATH_MAX];
 	int64_t mtime;
 	uint32_t mnsec = 0;
 	errcode_t rc;
 
-	rc = ext2fs_namei(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, e->path, ino);
-	if (rc == EXT2_ET_FILE_NOT_FOUND || rc == EXT2_ET_NO_DIRECTORY) {
+	/* The rule pack and relayout apply (fspath.h): the same file, or stale. */
+	rc = bp_fs_path_resolve(fs, e->path, path, sizeof(path), ino);
+	if (rc == EXT2_ET_FILE_NOT_FOUND || rc == EXT2_ET_NO_DIRECTORY || rc == ELOOP ||
+	    rc == ENAMETOOLONG) {
 		*state = BP_PACK_STALE_MISSING;
 		return 0;
 	}
@@ -110,21 +114,21 @@ errcode_t bp_pack_check(ext2_filsys fs, const struct bp_pack *p, struct bp_pack_
 	struct ref *refs;
 	uint32_t n = info->nentries, i, j;
 	char uuid[BP_UUID_STR_LEN];
-	struct bp_err ierr;
 	errcode_t rc = 0;
 
 	memset(c, 0, sizeof(*c));
 	bp_uuid_str(info->uuid, uuid);
-	c->uuid_match = !bp_fs_check_ident(fs, fs->device_name, "pack", uuid, info->block_size,
-					   &ierr);
+	/* Another filesystem's pack is refused (exit 4), as a trace is: nothing to check. */
+	rc = bp_fs_check_ident(fs, fs->device_name, "pack", uuid, info->block_size, err);
+	if (rc)
+		return rc;
+	c->uuid_match = 1;
 	c->state = calloc(n ? n : 1, 1);
 	refs = malloc((n ? n : 1) * sizeof(*refs));
 	if (!c->state || !refs) {
 		free(refs);
 		return bp_err_set(err, ENOMEM, "out of memory");
 	}
-	if (!c->uuid_match)
-		goto out;
 	for (i = 0; i < n; i++) {
 		bp_pack_entry(p, i, &e);
 		refs[i] = (struct ref){ e.path_off, i };

@@ -26,7 +26,7 @@ enum bp_pack_stale {
 };
 
 struct bp_pack_check {
-	int uuid_match;			/* 0: another filesystem, entries not checked */
+	int uuid_match;			/* always 1: another filesystem's pack is refused */
 	uint8_t *state;			/* enum bp_pack_stale per entry (malloc'd) */
 	uint64_t count[BP_PACK_STALE_NR];	/* entries per state */
 	uint64_t stale_entries, stale_bytes, stale_files;
@@ -34,7 +34,10 @@ struct bp_pack_check {
 
 const char *bp_pack_stale_name(enum bp_pack_stale s);
 
-/* Check every entry of p against fs (read-only). Free c with bp_pack_check_free(). */
+/*
+ * Check every entry of p against fs (read-only). A pack of another filesystem
+ * is BP_ET_TRACE_MISMATCH (fsident.h). Free c with bp_pack_check_free().
+ */
 errcode_t bp_pack_check(ext2_filsys fs, const struct bp_pack *p, struct bp_pack_check *c,
 			struct bp_err *err);
 void bp_pack_check_free(struct bp_pack_check *c);

@@ -53,7 +53,7 @@ static void print_json(const char *pack, const char *device, const struct bp_pac
 	bp_json_u64(&j, "spread", l->file_phys_end - l->file_phys_min);
 	bp_json_close_object(&j);
 	bp_json_open_array(&j, "stale");
-	for (i = 0; c->uuid_match && i < in->nentries; i++) {
+	for (i = 0; i < in->nentries; i++) {
 		struct bp_pack_entry e;
 
 		if (c->state[i] == BP_PACK_FRESH)
@@ -85,11 +85,6 @@ static void print_text(const char *pack, const char *device, const struct bp_pac
 	printf("Pack:        %s: %u entries, %u files, %u metadata ranges, %s\n", pack,
 	       in->nentries, in->nfiles, in->nmeta,
 	       bp_size_str(in->total_bytes, bytes, b1, sizeof(b1)));
-	if (!c->uuid_match) {
-		printf("Filesystem:  %s does not hold filesystem %s: the whole pack is stale\n",
-		       device, uuid);
-		return;
-	}
 	printf("Filesystem:  %s, UUID %s\n", device, uuid);
 	printf("Stale:       %llu entries (%s) in %llu files", (unsigned long long)c->stale_entries,
 	       bp_size_str(c->stale_bytes, bytes, b1, sizeof(b1)),
@@ -148,9 +143,9 @@ int bp_verify_pack(const char *pack, const char *device, const struct bp_show_op
 	}
 	if (o->json)
 		print_json(pack, device, p, &c, &l);
-	else
+	else if (bp_log_level() > BP_LOG_ERR)	/* -q: errors only */
 		print_text(pack, device, p, &c, &l, o->bytes);
-	ret = c.uuid_match && c.stale_entries == 0 ? BP_EX_OK : BP_EX_STALE;
+	ret = c.stale_entries == 0 ? BP_EX_OK : BP_EX_STALE;
 out:
 	bp_pack_check_free(&c);
 	if (fs)

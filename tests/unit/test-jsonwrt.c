@@ -55,8 +55,33 @@ static char *unfinished(void)
 	return buf;
 }
 
+/*
+ * Bytes that are not well-formed UTF-8 (0xff; an overlong '/'; a surrogate;
+ * a sequence cut short) become U+FFFD, byte by byte, and a member gets a
+ * _hex twin with every byte; well-formed UTF-8 (é, an emoji) passes as it is.
+ */
+static char *not_utf8(void)
+{
+	struct bp_json j;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	bp_json_init(&j, f, 0);
+	bp_json_open_object(&j, NULL);
+	bp_json_string(&j, "ok", "/\xc3\xa9\xf0\x9f\x98\x80");
+	bp_json_string(&j, "path", "/a\xff\xc0\xaf\xed\xa0\x80\xe2\x82");
+	bp_json_open_array(&j, "list");
+	bp_json_string(&j, NULL, "\xf5");
+	bp_json_close_array(&j);
+	bp_json_finish(&j);
+	fclose(f);
+	return buf;
+}
+
 int main(void)
 {
+	char *bad = not_utf8();
 	char *open_ = unfinished();
 
 	char *compact = render(0);
@@ -68,6 +93,10 @@ int main(void)
 	CHECK(strstr(pretty, "{\n  \"path\": ") == pretty);
 	CHECK(strstr(pretty, "\n  \"ranges\": [\n    {\n      \"offset\": 0\n    },\n    7\n  ]\n}\n"));
 	CHECK(strcmp(open_, "{\"a\":[{\"x\":1}]}\n") == 0);
+	CHECK(strcmp(bad, "{\"ok\":\"/\xc3\xa9\xf0\x9f\x98\x80\","
+			  "\"path\":\"/a\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\","
+			  "\"path_hex\":\"2f61ffc0afeda080e282\",\"list\":[\"\\ufffd\"]}\n") == 0);
+	free(bad);
 	free(open_);
 	free(compact);
 	free(pretty);

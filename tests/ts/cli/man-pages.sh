@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The man pages (issue 13): every page renders without a groff warning and
-# without a stray space before punctuation ("not-regular ,"); every verb
+# without a stray space before punctuation ("not-regular ,") or words run
+# together ("(8)).Itendsbysaying", issue 23); every verb
 # --help lists has a page, bootpack(8) names it in SEE ALSO and its page
 # documents -h; pages that name installation paths get them from configure
 # (no @var@ left, the unit directory is the configured one); bench(8) cites
@@ -20,6 +21,13 @@ for f in "$man"/*.8 "$src"/*.8 "$src"/*.5; do
 	[ ! -s "$BP_TMPDIR/warn" ] || bp_fail "$f: groff warns: $(cat "$BP_TMPDIR/warn")"
 	if grep -nE '[[:alnum:])] +[,;.]( |$)' "$BP_TMPDIR/page" | grep -v '\.\.\.' >"$BP_TMPDIR/bad"; then
 		bp_fail "$f: space before punctuation: $(cat "$BP_TMPDIR/bad")"
+	fi
+	# Words run together, as a sentence put on a .BR line renders
+	# ("(8)).Itendsbysaying..."): no space after a sentence's end, or a
+	# lower-case "word" longer than any English or option word here.
+	if grep -nE '[[:lower:][:digit:])][.;,!?][[:upper:]][[:lower:]]|[[:lower:]]{25}' \
+		"$BP_TMPDIR/page" >"$BP_TMPDIR/bad"; then
+		bp_fail "$f: words run together: $(cat "$BP_TMPDIR/bad")"
 	fi
 	if grep -n '@[a-z]*@' "$f"; then bp_fail "$f: unsubstituted path"; fi
 done

@@ -3,7 +3,7 @@
 # -v and -vv change what verify prints (issue 13: they changed nothing):
 # -v says what was opened and what the trace is (stderr) and lists every
 # stale pack entry; -vv lists every traced file and every pack entry. -q
-# keeps stdout, drops the rest. bench -m with an unknown model lists the
+# prints errors only (bootpack(8)), no report. bench -m with an unknown model lists the
 # models (exit 2); pack -o into a missing directory names it.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 . "$top_srcdir/tests/ts/relayout/rl-functions.sh"
@@ -29,7 +29,7 @@ bp_expect_exit 0 "$BOOTPACK" -v verify -v --trace "$t" "$img"
 	bp_fail "verify -vv: not one line per traced file"
 bp_grep "^bootpack verify: /usr/bin/bash: inode " "$BP_TMPDIR/err"
 bp_expect_exit 0 "$BOOTPACK" verify -q --trace "$t" "$img"
-cmp -s "$BP_TMPDIR/out" "$BP_TMPDIR/out0" || bp_fail "verify -q changed stdout"
+[ ! -s "$BP_TMPDIR/out" ] && [ ! -s "$BP_TMPDIR/err" ] || bp_fail "verify -q printed more than errors"
 
 # A fresh pack: the default lists no entry (none is stale), -vv every one.
 bp_expect_exit 0 "$BOOTPACK" pack --trace "$t" -o "$BP_TMPDIR/p" "$img"

@@ -3,7 +3,7 @@
 # verify --pack: a fresh pack has no stale entry (exit 0); after files are
 # changed on the image (mtime, content rewritten, removed, blocks moved by
 # a rewrite) exactly their entries are stale, with the reason (exit 3); a
-# pack checked against another filesystem is stale as a whole.
+# pack checked against another filesystem is refused (exit 4).
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 . "$top_srcdir/tests/ts/pack/pack-lib.sh"
 
@@ -64,10 +64,14 @@ bp_expect_exit 3 "$BOOTPACK" verify --pack "$BP_TMPDIR/pack" "$img"
 bp_grep "^Stale: +[0-9]+ entries .* in 4 files" "$BP_TMPDIR/out"
 bp_grep "^  missing +$L/libbp2.so.1 0\+" "$BP_TMPDIR/out"
 
-# Another filesystem: refused as a whole.
+# Another filesystem: refused (exit 4, as a trace of another filesystem is),
+# with the identity rule's one message, and no report.
 other=$(bp_fixture ext4-1k)
-bp_expect_exit 3 "$BOOTPACK" verify --pack "$BP_TMPDIR/pack" "$other"
-bp_grep "does not hold filesystem b0075ac0-0000-4000-8000-000000000001" "$BP_TMPDIR/out"
+for j in "" --json; do
+	bp_expect_exit 4 "$BOOTPACK" verify $j --pack "$BP_TMPDIR/pack" "$other"
+	bp_grep "the pack is of filesystem UUID b0075ac0-0000-4000-8000-000000000001 \\(block size 4096\\), this one is UUID" "$BP_TMPDIR/err"
+	[ ! -s "$BP_TMPDIR/out" ] || bp_fail "verify $j --pack of another filesystem printed a report"
+done
 
 # Same inode, same size, mtime and generation, one block remapped (ext2:
 # i_block[0] is the first data block): only the physical check sees it.
