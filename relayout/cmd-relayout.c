@@ -181,8 +181,13 @@ static void print_text(FILE *f, const char *dev, const struct bp_relayout_report
 		   "%llu files traced\n",
 		(unsigned long long)r->bootset_blocks, (unsigned long long)r->files_moved,
 		(unsigned long long)r->dirs_moved, (unsigned long long)r->files_traced);
-	fprintf(f, "  discontiguities:  %llu -> %llu\n", (unsigned long long)r->discontig_before,
+	fprintf(f, "  discontiguities:  %llu -> %llu", (unsigned long long)r->discontig_before,
 		(unsigned long long)r->discontig_after);
+	if (r->discontig_fixed_after)
+		fprintf(f, " (%llu over fixed metadata, unavoidable; %llu avoidable)",
+			(unsigned long long)r->discontig_fixed_after,
+			(unsigned long long)(r->discontig_after - r->discontig_fixed_after));
+	fprintf(f, "\n");
 	fprintf(f, "  skipped files:   ");
 	for (i = 0; i < BP_RL_SKIP_NR; i++) {
 		if (!r->files_skipped[i])
@@ -229,6 +234,8 @@ static void print_json(const char *dev, const char *undo, const struct bp_relayo
 	bp_json_bool(&j, "needs_eviction", r->needs_eviction);
 	bp_json_u64(&j, "discontiguities_before", r->discontig_before);
 	bp_json_u64(&j, "discontiguities_after", r->discontig_after);
+	bp_json_u64(&j, "discontiguities_fixed_metadata_before", r->discontig_fixed_before);
+	bp_json_u64(&j, "discontiguities_fixed_metadata_after", r->discontig_fixed_after);
 	bp_json_u64(&j, "files_traced", r->files_traced);
 	bp_json_u64(&j, "files_moved", r->files_moved);
 	bp_json_u64(&j, "dirs_moved", r->dirs_moved);

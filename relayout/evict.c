@@ -5,7 +5,10 @@
  * When no free run is large enough, the region is the window of the needed
  * size with the fewest blocks in use and no fixed metadata inside (group
  * descriptors, bitmaps, inode tables, special inodes, MMP, shared or any
- * xattr blocks, files whose new tree would be too deep). Its owners are
+ * xattr blocks, files whose new tree would be too deep); if there is none
+ * (without flex_bg, a group is smaller than the boot set), a window that
+ * steps over fixed group metadata (fixed.c) but holds none of the other
+ * blocks that cannot move, and as many blocks besides. Its owners are
  * found by one inode scan. Eviction is its own epoch with the same
  * discipline as the fill (doc/relayout-safety.md §4.9): targets outside the
  * window are allocated, blocks copied, B1, one inode write per owner (a new
@@ -117,6 +120,44 @@ static errcode_t choose_window(ext2_filsys fs, ext2fs_block_bitmap imm, blk64_t 
 	return 0;
 }
 
+/*
+ * As choose_window, but the window steps over fixed group metadata (holes):
+ * n blocks that are not holes, none immovable; its length in *span.
+ */
+static errcode_t choose_window_span(ext2_filsys fs, ext2fs_block_bitmap imm,
+				    ext2fs_block_bitmap holes, blk64_t n, blk64_t *start,
+				    blk64_t *span, uint64_t *cost)
+{
+	blk64_t total = ext2fs_blocks_count(fs->super), lo, b, best = 0, best_span = 0;
+	uint64_t cnt = 0, used = 0, fixed = 0, best_used = UINT64_MAX;
+
+	lo = rl_fixed_skip(holes, fs->super->s_first_data_block, total);
+	for (b = lo; b < total; b++) {
+		if (ext2fs_test_block_bitmap2(holes, b))
+			continue;
+		cnt++;
+		used += !!ext2fs_test_block_bitmap2(fs->block_map, b);
+		fixed += !!ext2fs_test_block_bitmap2(imm, b);
+		if (cnt > n) {
+			used -= !!ext2fs_test_block_bitmap2(fs->block_map, lo);
+			fixed -= !!ext2fs_test_block_bitmap2(imm, lo);
+			cnt--;
+			lo = rl_fixed_skip(holes, lo + 1, total);
+		}
+		if (cnt == n && !fixed && used < best_used) {
+			best_used = used;
+			best = lo;
+			best_span = b + 1 - lo;
+		}
+	}
+	if (best_used == UINT64_MAX)
+		return BP_ET_NO_SPACE;
+	*start = best;
+	*span = best_span;
+	*cost = best_used;
+	return 0;
+}
+
 static int in_win(blk64_t b, blk64_t len, blk64_t ws, blk64_t we)
 {
 	return b < we && b + len > ws;
@@ -215,29 +256,39 @@ static errcode_t scan_owners(ext2_filsys fs, blk64_t ws, blk64_t we, ext2fs_bloc
 }
 
 errcode_t rl_window_choose(ext2_filsys fs, blk64_t n, blk64_t fixed, blk64_t *start,
-			   uint64_t *cost, struct bp_err *err)
+			   blk64_t *span, uint64_t *cost, struct bp_err *err)
 {
-	ext2fs_block_bitmap imm = NULL;
+	ext2fs_block_bitmap imm = NULL, holes = NULL;
 	struct rl_stream s;
 	int round, blocked = 1;
 	errcode_t rc;
 
 	rc = build_immovable(fs, &imm);
-	if (rc)
-		return bp_err_lib(err, rc, "while listing the blocks that cannot move");
+	if (!rc)
+		rc = rl_fixed_build(fs, &holes);
+	if (rc) {
+		bp_err_lib(err, rc, "while listing the blocks that cannot move");
+		goto out;
+	}
 	for (round = 0; round < RL_WINDOW_ROUNDS && blocked; round++) {
+		*span = n;
 		if (fixed) {
 			blk64_t b, total = ext2fs_blocks_count(fs->super);
 
 			*start = fixed;
 			*cost = 0;
-			if (fixed >= total || n > total - fixed) {
+			/* The region steps over fixed group metadata. */
+			if (fixed < total && !ext2fs_test_block_bitmap2(holes, fixed))
+				*span = rl_fixed_span(holes, fixed, n, total);
+			if (fixed >= total || n > total - fixed || !*span) {
 				rc = bp_err_set(err, BP_ET_NO_SPACE,
 						"the region %llu+%llu lies outside the filesystem",
 						(unsigned long long)fixed, (unsigned long long)n);
 				goto out;
 			}
-			for (b = fixed; b < fixed + n; b++) {
+			for (b = fixed; b < fixed + *span; b++) {
+				if (b > fixed && ext2fs_test_block_bitmap2(holes, b))
+					continue;
 				if (ext2fs_test_block_bitmap2(imm, b)) {
 					rc = bp_err_set(err, BP_ET_NO_SPACE,
 							"the region %llu+%llu holds block %llu, which "
@@ -249,20 +300,22 @@ errcode_t rl_window_choose(ext2_filsys fs, blk64_t n, blk64_t fixed, blk64_t *st
 				}
 				*cost += !!ext2fs_test_block_bitmap2(fs->block_map, b);
 			}
-		} else if (choose_window(fs, imm, n, start, cost)) {
+		} else if (choose_window(fs, imm, n, start, cost) &&
+			   choose_window_span(fs, imm, holes, n, start, span, cost)) {
 			rc = bp_err_set(err, BP_ET_NO_SPACE,
-					"no window of %llu blocks free of fixed metadata for the "
+					"no window of %llu blocks without blocks that cannot move "
+					"(special inodes such as the journal, xattr blocks) for the "
 					"boot set",
 					(unsigned long long)n);
 			goto out;
 		}
 		memset(&s, 0, sizeof(s));
 		s.fs = fs;
-		rc = scan_owners(fs, *start, *start + n, imm, &s, &blocked);
+		rc = scan_owners(fs, *start, *start + *span, imm, &s, &blocked);
 		rl_stream_free(&s);
 		if (rc) {
 			bp_err_lib(err, rc, "while finding the owners of blocks %llu+%llu",
-				   (unsigned long long)*start, (unsigned long long)n);
+				   (unsigned long long)*start, (unsigned long long)*span);
 			goto out;
 		}
 	}
@@ -285,7 +338,10 @@ errcode_t rl_window_choose(ext2_filsys fs, blk64_t n, blk64_t fixed, blk64_t *st
 					(unsigned long long)n, (unsigned long long)free_out);
 	}
 out:
-	ext2fs_free_block_bitmap(imm);
+	if (holes)
+		ext2fs_free_block_bitmap(holes);
+	if (imm)
+		ext2fs_free_block_bitmap(imm);
 	return rc;
 }
 

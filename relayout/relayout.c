@@ -114,8 +114,34 @@ fail:
  * (eviction epoch), lay the boot stream out again on the changed mappings
  * and fill the window; the unused rest of the window is released.
  */
+/*
+ * Release the blocks of the region [start, start+len) the boot set did not
+ * need (unreferenced since B2): those between and after its destinations,
+ * except fixed metadata. Segments are placed in stream order, so their
+ * destinations ascend.
+ */
+static void release_unused(ext2_filsys fs, const struct rl_stream *s, ext2fs_block_bitmap fixed,
+			   blk64_t start, blk64_t len)
+{
+	blk64_t cur = start, end = start + len;
+	size_t i;
+
+	for (i = 0; i < s->nsegs; i++) {
+		const struct rl_seg *g = &s->segs[i];
+
+		if (s->items[g->item].skipped || !g->len || g->dst < cur || g->dst >= end)
+			continue;
+		if (g->dst > cur)
+			rl_release(fs, fixed, cur, g->dst - cur);
+		cur = g->dst + g->len;
+	}
+	if (end > cur)
+		rl_release(fs, fixed, cur, end - cur);
+}
+
 static errcode_t apply(ext2_filsys fs, struct rl_stream *s, const struct bp_relayout_opts *o,
-		       struct bp_relayout_report *rep, struct bp_err *err)
+		       struct bp_relayout_report *rep, struct bp_err *err,
+		       ext2fs_block_bitmap fixed)
 {
 	struct rl_build b = { .whole_files = o->whole_files, .first = o->first,
 			       .nfirst = o->nfirst };
@@ -127,13 +153,15 @@ static errcode_t apply(ext2_filsys fs, struct rl_stream *s, const struct bp_rela
 	if (rc)
 		return rc;
 	if (!rep->needs_eviction) {
-		if (!ext2fs_test_block_bitmap_range2(fs->block_map, start,
-						     (unsigned int)rep->region_len))
+		if (!rl_range_free(fs, fixed, start, rep->region_len))
 			return bp_err_set(err, BP_ET_NO_SPACE, "region %llu+%llu is no longer free",
 					  (unsigned long long)start,
 					  (unsigned long long)rep->region_len);
 		rl_reserve(fs, start, rep->region_len);
-		return rl_epoch(fs, s, o, rep, err, start, start + rep->region_len);
+		rc = rl_epoch(fs, s, o, rep, err, start, start + rep->region_len);
+		if (!rc)
+			release_unused(fs, s, fixed, start, rep->region_len);
+		return rc;
 	}
 
 	rl_reserve(fs, start, wlen);
@@ -157,13 +185,27 @@ static errcode_t apply(ext2_filsys fs, struct rl_stream *s, const struct bp_rela
 				  (unsigned long long)n, (unsigned long long)wlen);
 	rep->region_len = n;
 	rep->discontig_after = fill.discontig_after;
+	rep->discontig_fixed_after = fill.discontig_fixed_after;
 	rc = rl_epoch(fs, s, o, rep, err, start, start + wlen);
 	if (rc)
 		return rc;
-	/* Release the cleared blocks the boot set did not need (unreferenced since B2). */
-	if (wlen > n)
-		ext2fs_block_alloc_stats_range(fs, start + n, (blk_t)(wlen - n), -1);
+	release_unused(fs, s, fixed, start, wlen);
 	return 0;
+}
+
+/* apply() with the fixed metadata the region steps over. */
+static errcode_t apply_plan(ext2_filsys fs, struct rl_stream *s, const struct bp_relayout_opts *o,
+			    struct bp_relayout_report *rep, struct bp_err *err)
+{
+	ext2fs_block_bitmap fixed = NULL;
+	errcode_t rc;
+
+	rc = rl_fixed_build(fs, &fixed);
+	if (rc)
+		return bp_err_lib(err, rc, "while listing the fixed metadata");
+	rc = apply(fs, s, o, rep, err, fixed);
+	ext2fs_free_block_bitmap(fixed);
+	return rc;
 }
 
 /*
@@ -197,6 +239,7 @@ static errcode_t measure(const struct bp_relayout_opts *o, struct bp_relayout_re
 	if (rc)
 		return rc;
 	rep->discontig_after = v.discontiguities;
+	rep->discontig_fixed_after = v.discontig_fixed;
 	return 0;
 }
 
@@ -339,7 +382,7 @@ static errcode_t run_locked(const struct bp_relayout_opts *o, const struct bp_de
 		goto fail_unwritten;
 	}
 	t0 = now();
-	rc = apply(fs, &s, o, rep, err);
+	rc = apply_plan(fs, &s, o, rep, err);
 	if (!rc)
 		record_moved(&s, rep);
 	rl_stream_free(&s);

@@ -78,6 +78,8 @@ struct bp_relayout_report {
 	uint64_t window_blocks;		/* blocks reserved for the region (with slack) */
 	uint64_t discontig_before;	/* boot stream discontiguities before */
 	uint64_t discontig_after;	/* planned (after a dry run) or achieved */
+	uint64_t discontig_fixed_before;	/* of those, across fixed metadata only: no */
+	uint64_t discontig_fixed_after;		/* layout avoids them (region spans groups) */
 	uint64_t files_traced;		/* F lines in the trace */
 	uint64_t files_moved;		/* regular files with at least one moved block */
 	uint64_t dirs_moved;
@@ -126,6 +128,7 @@ struct bp_verify_report {
 	uint64_t blocks;		/* blocks in the boot stream */
 	uint64_t runs;			/* physically contiguous runs */
 	uint64_t discontiguities;	/* runs - 1 (0 = one stream) */
+	uint64_t discontig_fixed;	/* of those, over fixed group metadata only (unavoidable) */
 	uint64_t in_order_blocks;	/* blocks that directly follow their predecessor */
 	uint64_t first_block, last_block;	/* span of the stream */
 	uint64_t largest_run;		/* blocks */

@@ -196,9 +196,28 @@ errcode_t rl_epoch(ext2_filsys fs, struct rl_stream *s, const struct bp_relayout
 		   struct bp_relayout_report *rep, struct bp_err *err, blk64_t keep_lo,
 		   blk64_t keep_hi);
 
+/* fixed.c: fixed group metadata (superblock backups, GDT, bitmaps, inode tables) */
+errcode_t rl_fixed_build(ext2_filsys fs, ext2fs_block_bitmap *ret);
+/* First block >= b that is not fixed metadata (end if none before end). */
+blk64_t rl_fixed_skip(ext2fs_block_bitmap fixed, blk64_t b, blk64_t end);
+/* Blocks from b up to the next fixed metadata block (or end). */
+blk64_t rl_fixed_room(ext2fs_block_bitmap fixed, blk64_t b, blk64_t end);
+/* 1 if [a, b) is not empty and all fixed metadata: a hole no layout avoids. */
+int rl_fixed_gap(ext2fs_block_bitmap fixed, blk64_t a, blk64_t b);
+/* 1 if every block of [start, start+len) is free or (fixed != NULL) fixed metadata. */
+int rl_range_free(ext2_filsys fs, ext2fs_block_bitmap fixed, blk64_t start, blk64_t len);
+/* Blocks from start spanning n blocks that are not fixed metadata; 0 if end comes first. */
+blk64_t rl_fixed_span(ext2fs_block_bitmap fixed, blk64_t start, blk64_t n, blk64_t end);
+/* Free the blocks of [start, start+len) marked in use, except fixed metadata. */
+void rl_release(ext2_filsys fs, ext2fs_block_bitmap fixed, blk64_t start, blk64_t len);
+/* Discontiguities of a walk whose gap is all fixed metadata (crossing a hole). */
+uint64_t rl_stream_discontig_fixed(const struct rl_stream *s, int planned,
+				   ext2fs_block_bitmap fixed);
+
 /* evict.c */
+/* n blocks besides the fixed metadata the window steps over; its length in *span. */
 errcode_t rl_window_choose(ext2_filsys fs, blk64_t n, blk64_t fixed, blk64_t *start,
-			   uint64_t *cost, struct bp_err *err);
+			   blk64_t *span, uint64_t *cost, struct bp_err *err);
 errcode_t rl_evict(ext2_filsys fs, blk64_t ws, blk64_t wlen, const struct bp_relayout_opts *o,
 		   struct bp_relayout_report *rep, struct bp_err *err);
 #define RL_EVICT_SLACK 16	/* extra window blocks: leaf counts may change after eviction */

@@ -78,6 +78,7 @@ int bp_verify_trace(const char *trace_path, const char *device, const struct bp_
 		bp_json_u64(&j, "bytes", r.blocks * r.block_size);
 		bp_json_u64(&j, "runs", r.runs);
 		bp_json_u64(&j, "discontiguities", r.discontiguities);
+		bp_json_u64(&j, "discontiguities_fixed_metadata", r.discontig_fixed);
 		bp_json_u64(&j, "in_order_bytes", r.in_order_blocks * r.block_size);
 		bp_json_u64(&j, "largest_run_bytes", r.largest_run * r.block_size);
 		bp_json_u64(&j, "first_block", r.first_block);
@@ -97,8 +98,13 @@ int bp_verify_trace(const char *trace_path, const char *device, const struct bp_
 		printf("  in order:         %s; largest run %s\n",
 		       bp_size_str(r.in_order_blocks * r.block_size, o->bytes, b, sizeof(b)),
 		       bp_size_str(r.largest_run * r.block_size, o->bytes, c, sizeof(c)));
-		printf("  discontiguities:  %llu%s\n", (unsigned long long)r.discontiguities,
+		printf("  discontiguities:  %llu%s", (unsigned long long)r.discontiguities,
 		       r.discontiguities ? "" : " (one sequential stream)");
+		if (r.discontig_fixed)
+			printf(" (%llu over fixed metadata, unavoidable; %llu avoidable)",
+			       (unsigned long long)r.discontig_fixed,
+			       (unsigned long long)(r.discontiguities - r.discontig_fixed));
+		printf("\n");
 	}
 	ret = BP_EX_OK;
 out:

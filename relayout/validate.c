@@ -6,9 +6,10 @@
  * of owner.c. Every source (data, indirect, extent tree and xattr blocks of
  * the items that move) must lie inside the filesystem, be marked in use,
  * be owned by an inode (not fixed metadata) and, for an xattr block, by
- * that inode alone. Every destination must lie inside the region, and the
- * region inside the filesystem, its free blocks unowned by any inode (a
- * region without eviction must be entirely free). All sums are checked
+ * that inode alone. Every destination must lie inside the region and off
+ * fixed metadata, and the region inside the filesystem, its free blocks
+ * unowned by any inode (a region without eviction must be free apart from
+ * the fixed metadata it steps over). All sums are checked
  * against overflow; nothing here writes.
  */
 #include <errno.h>
@@ -154,9 +155,14 @@ static errcode_t check_region(const struct vctx *v, const struct rl_stream *s,
 		if (!in_region(g->dst, g->len, rs, rep->region_len))
 			return plan_error(v, "destination %llu+%llu outside the region",
 					  (unsigned long long)g->dst, (unsigned long long)g->len);
+		/* The region may step over fixed metadata, never write on it. */
+		if (!ext2fs_find_first_set_block_bitmap2(v->ow->meta, g->dst, g->dst + g->len - 1,
+							 &b))
+			return plan_error(v, "destination %llu+%llu overlaps filesystem metadata",
+					  (unsigned long long)g->dst, (unsigned long long)g->len);
 	}
 	if (!rep->needs_eviction) {
-		if (!ext2fs_test_block_bitmap_range2(v->fs->block_map, rs, (unsigned int)wlen))
+		if (!rl_range_free(v->fs, v->ow->meta, rs, wlen))
 			return plan_error(v, "region %llu+%llu is not free",
 					  (unsigned long long)rs, (unsigned long long)wlen);
 	}

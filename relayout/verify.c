@@ -5,7 +5,8 @@
  * The stream is built exactly as relayout builds it (directories, tree and
  * indirect blocks, data in first-access order) from the filesystem as it is,
  * and its discontiguities are counted with the one rule of contig.h:
- * 0 discontiguities = one sequential read.
+ * 0 discontiguities = one sequential read. Those whose gap is fixed group
+ * metadata only (a region spanning groups steps over it) are counted apart.
  */
 #include <string.h>
 
@@ -89,6 +90,7 @@ errcode_t bp_verify_run(const char *device, const struct bp_trace *trace, int wh
 	struct rl_stream s;
 	struct vctx c = { .r = rep };
 	struct rl_readwatch w;
+	ext2fs_block_bitmap fixed = NULL;
 	ext2_filsys fs = NULL;
 	size_t i;
 	errcode_t rc;
@@ -116,6 +118,11 @@ errcode_t bp_verify_run(const char *device, const struct bp_trace *trace, int wh
 	rl_stream_walk(&s, 0, run_cb, &c);
 	rep->runs = bp_contig_runs(&c.contig);
 	rep->discontiguities = c.contig.discontig;
+	/* Those over fixed group metadata only: a region spanning groups has them. */
+	if (!rl_fixed_build(fs, &fixed)) {
+		rep->discontig_fixed = rl_stream_discontig_fixed(&s, 0, fixed);
+		ext2fs_free_block_bitmap(fixed);
+	}
 	rep->files = s.files;
 	rep->dirs = s.dirs;
 	for (i = 0; i < BP_RL_SKIP_NR; i++)

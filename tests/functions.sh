@@ -187,13 +187,24 @@ bp_tracefs() {
 # Otherwise it prints what does not hold and returns 1. --any-order drops
 # the order of 1 (ranges below the minimum piece are merged with their
 # neighbours: the order is then not the trace's); 2 and 3 still hold.
+# --holes lets the region of 3 hold fixed group metadata too (superblock
+# backups, group descriptors, reserved GDT blocks, bitmaps, inode tables, as
+# dumpe2fs lists them): a region spanning block groups steps over it; the
+# "# layout:" line then says how many such holes the region has.
 # Holes and files with inline data hold no blocks and count for nothing; a
 # hard link counts once. On success it prints one "# layout: ..." line and
 # sets BP_LAYOUT_FIRST and BP_LAYOUT_LAST, the region's first and last block.
 bp_layout_check() {
-	local img spec path rl r t=0 first p d bs rc=0 lo hi owners anyorder=0
+	local img spec path rl r t=0 first p d bs rc=0 lo hi owners anyorder=0 holes=0 nholes=0
 	local -A seen=()
-	if [ "$1" = --any-order ]; then anyorder=1; shift; fi
+	while :; do
+		case $1 in
+		--any-order) anyorder=1 ;;
+		--holes) holes=1 ;;
+		*) break ;;
+		esac
+		shift
+	done
 	img=$1
 	shift
 	BP_LAYOUT_FIRST= BP_LAYOUT_LAST=
@@ -324,16 +335,35 @@ bp_layout_check() {
 	grep '^layout:' "$BP_TMPDIR/layout.out" | head -n 20 || true
 	read -r _ lo hi owners < <(grep '^REGION ' "$BP_TMPDIR/layout.out")
 	[ -n "$lo" ] || { echo "layout: no traced block"; return 1; }
+	# --holes: the fixed metadata blocks dumpe2fs lists ("Block bitmap at 97 (+97)",
+	# "Inode table at 99-226", ...), one a line, left out of 3.
+	: >"$BP_TMPDIR/layout.holes"
+	if [ $holes = 1 ]; then
+		dumpe2fs "$img" 2>/dev/null | awk '
+			/^Group [0-9]+:/ { grp = 1 }
+			grp { n = split($0, part, /,/)
+				for (i = 1; i <= n; i++) {
+					q = part[i]
+					if (q !~ /(superblock|descriptors|GDT blocks|Block bitmap|Inode bitmap|Inode table) at [0-9]/) continue
+					sub(/.* at /, "", q); sub(/[^0-9-].*/, "", q)
+					m = split(q, b, /-/); if (m < 2) b[2] = b[1]
+					for (x = b[1]; x <= b[2]; x++) print x
+				} }' >"$BP_TMPDIR/layout.holes"
+	fi
 	# 3. icheck: "block inode" lines; a block of no one says "<block not found>".
-	seq "$lo" "$hi" | awk '{ printf "%s%s", (NR % 512 == 1) ? (NR > 1 ? "\nicheck " : "icheck ") : " ", $1 } END { print "" }' \
-		>"$BP_TMPDIR/layout.icmd"
+	seq "$lo" "$hi" | awk -v hf="$BP_TMPDIR/layout.holes" '
+		BEGIN { while ((getline x < hf) > 0) hole[x] = 1 }
+		$1 in hole { if (!inhole) nh++; inhole = 1; next }
+		{ inhole = 0; printf "%s%s", (n++ % 512 == 0) ? (n > 1 ? "\nicheck " : "icheck ") : " ", $1 }
+		END { print ""; print nh + 0 > (hf ".n") }' >"$BP_TMPDIR/layout.icmd"
+	nholes=$(cat "$BP_TMPDIR/layout.holes.n")
 	debugfs -f "$BP_TMPDIR/layout.icmd" "$img" 2>/dev/null | awk -v own=" $owners " '
 		/^debugfs:|^Block/ { next }
 		index(own, " " $2 " ") == 0 { if (n++ < 10) print "layout: block " $1 " in the boot region belongs to " $2 " " $3 " " $4; bad = 1 }
 		END { exit bad }' || rc=1
 	[ $rc = 0 ] || return 1
 	BP_LAYOUT_FIRST=$lo BP_LAYOUT_LAST=$hi
-	echo "# layout: one run $lo..$hi$([ $anyorder = 1 ] || echo " in first-access order");" \
+	echo "# layout: one run $lo..$hi$([ $holes = 0 ] || echo " over $nholes holes of fixed metadata")$([ $anyorder = 1 ] || echo " in first-access order");" \
 		"$(sed -n 's/^SUMMARY //p' "$BP_TMPDIR/layout.out")"
 	return 0
 }
