@@ -55,6 +55,7 @@ static errcode_t open_and_plan(const struct bp_relayout_opts *o, io_manager io, 
 	ext2_filsys fs = NULL;
 	struct rl_readwatch w;
 	double t0 = now();
+	uint64_t moved;
 	errcode_t rc;
 
 	rc = rl_open(o->device, io, rw, &fs, err);
@@ -95,6 +96,9 @@ static errcode_t open_and_plan(const struct bp_relayout_opts *o, io_manager io, 
 	rc = rl_plan(s, o, 0, rep, err);
 	if (!rc)
 		rc = rl_validate_plan(s, &ow, rep, o->device, err);
+	/* The eviction's own allocations, planned here too: a dry run predicts a refusal. */
+	if (!rc && rep->needs_eviction && !rep->nothing_to_do)
+		rc = rl_evict_trial(fs, rep->region_start, rep->window_blocks, o, &moved, err);
 	if (rc)
 		goto fail;
 	rl_owners_free(&ow);

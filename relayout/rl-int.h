@@ -201,6 +201,9 @@ errcode_t rl_window_choose(ext2_filsys fs, blk64_t n, blk64_t fixed, blk64_t *st
 			   uint64_t *cost, struct bp_err *err);
 errcode_t rl_evict(ext2_filsys fs, blk64_t ws, blk64_t wlen, const struct bp_relayout_opts *o,
 		   struct bp_relayout_report *rep, struct bp_err *err);
+/* Plan the eviction on a copy of the bitmap, changing nothing: can it be done? */
+errcode_t rl_evict_trial(ext2_filsys fs, blk64_t ws, blk64_t wlen,
+			 const struct bp_relayout_opts *o, uint64_t *moved, struct bp_err *err);
 #define RL_EVICT_SLACK 16	/* extra window blocks: leaf counts may change after eviction */
 
 /* verify.c: read errors the library would swallow (a directory read as "missing") */
