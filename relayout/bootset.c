@@ -363,6 +363,10 @@ errcode_t rl_stream_build2(ext2_filsys fs, const struct bp_trace *t, const struc
 		struct rl_item *it;
 		blk64_t a, b;
 
+		if (rl_canceled()) {
+			rc = bp_err_set(err, BP_ET_CANCELED, "canceled while planning");
+			goto out;
+		}
 		if (fidx[fi] == -2) {
 			rc = resolve_file(s, &p, f, whole_files, i, &fidx[fi]);
 			if (rc) {
@@ -392,6 +396,10 @@ errcode_t rl_stream_build2(ext2_filsys fs, const struct bp_trace *t, const struc
 	for (i = 0; i < s->nitems; i++) {
 		if (s->items[i].skipped || s->items[i].is_dir || s->items[i].whole)
 			continue;
+		if (rl_canceled()) {
+			rc = bp_err_set(err, BP_ET_CANCELED, "canceled while planning");
+			goto out;
+		}
 		rc = rl_make_pieces(&p, (uint32_t)i, &s->items[i], minb);
 		if (rc) {
 			bp_err_lib(err, rc, "while grouping traced ranges");
@@ -410,6 +418,10 @@ errcode_t rl_stream_build2(ext2_filsys fs, const struct bp_trace *t, const struc
 
 			if (first && phase == EMIT_DATA)
 				continue;
+			if (rl_canceled()) {
+				rc = bp_err_set(err, BP_ET_CANCELED, "canceled while planning");
+				goto out;
+			}
 			rc = emit_piece(s, &p.v[i], phase);
 			if (!rc && first)
 				rc = emit_piece(s, &p.v[i], EMIT_DATA);

@@ -175,6 +175,10 @@ static errcode_t scan_owners(ext2_filsys fs, blk64_t ws, blk64_t we, ext2fs_bloc
 			continue;
 		if (rc || !ino)
 			break;
+		if (rl_canceled()) {
+			rc = BP_ET_CANCELED;
+			break;
+		}
 		if (!inode.i_links_count || !inode.i_mode)
 			continue;
 		if (ino < EXT2_FIRST_INODE(fs->super) && ino != EXT2_ROOT_INO)
@@ -474,8 +478,8 @@ static errcode_t evict_plan(struct out_alloc *a, blk64_t ws, blk64_t wlen,
 	a->cursor = ws + wlen;
 	a->max_run = ext2fs_blocks_count(fs->super);
 	for (i = 0; i < s->nitems && !rc; i++) {
-		if (o && o->cancel && *o->cancel)
-			return bp_err_set(err, BP_ET_CANCELED, "canceled");
+		if (rl_canceled())
+			return bp_err_set(err, BP_ET_CANCELED, "canceled while planning");
 		rc = plan_item(a, s, (uint32_t)i, ws, ws + wlen, moved);
 	}
 	if (rc == BP_ET_NO_SPACE || rc == EXT2_ET_EXTENT_NO_SPACE)
@@ -511,8 +515,45 @@ errcode_t rl_evict_trial(ext2_filsys fs, blk64_t ws, blk64_t wlen,
 	return rc;
 }
 
+/* A stop before the eviction's commits: its targets are referenced by nobody. */
+static void free_targets(ext2_filsys fs, const struct rl_stream *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nsegs; i++) {
+		const struct rl_seg *g = &s->segs[i];
+
+		if ((g->kind == RL_SEG_DATA || g->kind == RL_SEG_IND || g->kind == RL_SEG_TREE) &&
+		    g->len && g->dst)
+			ext2fs_block_alloc_stats_range(fs, g->dst, (blk_t)g->len, -1);
+	}
+}
+
+/* After the eviction epoch: the window blocks its owners left (kept reserved by rl_epoch). */
+static void mark_left(const struct rl_stream *s, blk64_t ws, blk64_t we,
+		      ext2fs_block_bitmap spare)
+{
+	size_t i, j;
+
+	for (i = 0; i < s->nsegs; i++) {
+		const struct rl_seg *g = &s->segs[i];
+		blk64_t lo, hi;
+
+		if (g->kind == RL_SEG_TREE || g->kind == RL_SEG_EA || !g->len)
+			continue;
+		lo = MAX(g->src, ws);
+		hi = MIN(g->src + g->len, we);
+		if (lo < hi)
+			mark_range(spare, lo, hi - lo);
+	}
+	for (i = 0; i < s->nitems; i++)
+		for (j = 0; s->items[i].extents && j < s->items[i].ntree; j++)
+			if (in_win(s->items[i].tree[j], 1, ws, we))
+				mark_range(spare, s->items[i].tree[j], 1);
+}
+
 errcode_t rl_evict(ext2_filsys fs, blk64_t ws, blk64_t wlen, const struct bp_relayout_opts *o,
-		   struct bp_relayout_report *rep, struct bp_err *err)
+		   struct bp_relayout_report *rep, ext2fs_block_bitmap spare, struct bp_err *err)
 {
 	struct out_alloc a = { .fs = fs, .map = fs->block_map };
 	struct rl_stream s;
@@ -520,9 +561,16 @@ errcode_t rl_evict(ext2_filsys fs, blk64_t ws, blk64_t wlen, const struct bp_rel
 	errcode_t rc;
 
 	rc = evict_plan(&a, ws, wlen, o, &s, &moved, err);
+	if (rc == BP_ET_CANCELED)
+		free_targets(fs, &s);
 	if (!rc) {
 		rc = rl_epoch(fs, &s, o, rep, err, ws, ws + wlen);
-		rep->evicted_blocks = moved;
+		if (rc == BP_ET_CANCELED)
+			free_targets(fs, &s);
+		if (!rc) {
+			rep->evicted_blocks = moved;
+			mark_left(&s, ws, ws + wlen, spare);
+		}
 	}
 	rl_stream_free(&s);
 	return rc;
