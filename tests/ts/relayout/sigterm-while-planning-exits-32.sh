@@ -20,7 +20,7 @@ n=200000
 awk -v n=$n '
 	/^events / { print "events " n + 1 " " n + 1 " 0"; next }
 	/^end / { print "end " n + 1; next }
-	/^R / { for (i = 0; i < n; i++) print "R " i * 8192 " 4096 " (n - i) * 1000 " 0"; next }
+	/^R / { for (i = 0; i < n; i++) printf "R %.0f 4096 %.0f 0\n", i * 8192, (n - i) * 1000; next }
 	{ print }' "$BP_TMPDIR/t1" >"$BP_TMPDIR/t"
 s0=$(rl_sum "$img")
 
