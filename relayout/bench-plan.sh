@@ -3,7 +3,7 @@
 #
 # bench-plan.sh --- planning time against the number of traced ranges of one file
 #
-#   relayout/bench-plan.sh [N...]     (default: 10000 100000 1000000)
+#   relayout/bench-plan.sh [N...]     (default: 10000 100000 1000000; make bench-plan)
 #
 # One file of a 64 MiB ext4 image (4 KiB blocks) is 8 GiB long, sparse but
 # for its first 1 MiB; the trace reads 4 KiB every 8 KiB of it, N ranges,
