@@ -8,6 +8,8 @@
  * new extent leaves written; B1 makes copies and allocation durable; each
  * item is switched by one inode write; B2 makes the switches durable; only
  * then are the old blocks freed in memory, reaching the disk at close.
+ * A signal stops an epoch before its first commit, never after
+ * (doc/relayout-safety.md §4.12).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -103,6 +105,11 @@ static errcode_t copy_blocks(ext2_filsys fs, const struct rl_stream *s,
 			blk64_t cnt;
 
 			if (fill && (wdst + fill != v[i].dst + off || fill == chunk)) {
+				/* Stop between two writes: the copies are unreferenced. */
+				if (rl_canceled()) {
+					rc = BP_ET_CANCELED;
+					goto out;
+				}
 				rc = io_channel_write_blk64(fs->io, wdst, (int)fill, buf);
 				rep->writes++;
 				if (rc)
@@ -181,8 +188,11 @@ errcode_t rl_begin(ext2_filsys fs, struct bp_relayout_report *rep, struct bp_err
 	return 0;
 }
 
-/* Mark the free blocks of [start, start+len) in use (persisted by the next B1). */
-void rl_reserve(ext2_filsys fs, blk64_t start, blk64_t len)
+/*
+ * Mark the free blocks of [start, start+len) in use (persisted by the next
+ * B1), and in mark too (if not NULL): the blocks to give back if the run stops.
+ */
+void rl_reserve(ext2_filsys fs, blk64_t start, blk64_t len, ext2fs_block_bitmap mark)
 {
 	blk64_t b = start, end = start + len, s, e;
 
@@ -192,6 +202,23 @@ void rl_reserve(ext2_filsys fs, blk64_t start, blk64_t len)
 		if (ext2fs_find_first_set_block_bitmap2(fs->block_map, s, end - 1, &e))
 			e = end;
 		ext2fs_block_alloc_stats_range(fs, s, (blk_t)(e - s), +1);
+		if (mark)
+			ext2fs_mark_block_bitmap_range2(mark, s, (unsigned int)(e - s));
+		b = e;
+	}
+}
+
+/* Free the blocks of [start, start+len) marked in m (unreferenced, reserved by this run). */
+void rl_release_marked(ext2_filsys fs, ext2fs_block_bitmap m, blk64_t start, blk64_t len)
+{
+	blk64_t b = start, end = start + len, s, e;
+
+	while (b < end) {
+		if (ext2fs_find_first_set_block_bitmap2(m, b, end - 1, &s))
+			break;
+		if (ext2fs_find_first_zero_block_bitmap2(m, s, end - 1, &e))
+			e = end;
+		ext2fs_block_alloc_stats_range(fs, s, (blk_t)(e - s), -1);
 		b = e;
 	}
 }
@@ -208,7 +235,13 @@ errcode_t rl_epoch(ext2_filsys fs, struct rl_stream *s, const struct bp_relayout
 	if (!committed)
 		return bp_err_set(err, ENOMEM, "out of memory");
 
+	/*
+	 * A signal stops the epoch anywhere before its first commit (BP_ET_CANCELED):
+	 * nothing references the copies yet, the caller gives the targets back.
+	 */
 	rc = copy_blocks(fs, s, o, rep);
+	if (rc == BP_ET_CANCELED)
+		goto canceled;
 	if (rc) {
 		bp_err_lib(err, rc, "while copying blocks");
 		goto out;
@@ -228,6 +261,8 @@ errcode_t rl_epoch(ext2_filsys fs, struct rl_stream *s, const struct bp_relayout
 		goto out;
 	}
 
+	if (rl_canceled())
+		goto canceled;
 	/* B1: copies and allocations durable, superblock untouched. */
 	rl_progress(o, BP_RL_PASS_FLUSH, "Flushing", 0, 1);
 	rc = rl_barrier_b1(fs, rep);
@@ -236,7 +271,9 @@ errcode_t rl_epoch(ext2_filsys fs, struct rl_stream *s, const struct bp_relayout
 		goto out;
 	}
 
-	/* Commit: one inode write per item. */
+	if (rl_canceled())
+		goto canceled;
+	/* Commit: one inode write per item; from here on the epoch is finished. */
 	for (i = 0; i < s->nitems; i++)
 		ncommit += !s->items[i].skipped;
 	rl_progress(o, BP_RL_PASS_COMMIT, "Updating mappings", 0, ncommit);
@@ -272,4 +309,7 @@ errcode_t rl_epoch(ext2_filsys fs, struct rl_stream *s, const struct bp_relayout
 out:
 	free(committed);
 	return rc;
+canceled:
+	free(committed);
+	return bp_err_set(err, BP_ET_CANCELED, "stopped by a signal before switching any file");
 }

@@ -93,51 +93,135 @@ static errcode_t add_whole(struct rl_stream *s, uint32_t idx, int phase)
 	return 0;
 }
 
-static errcode_t cov_add(struct rl_item *it, blk64_t a, blk64_t b)
-{
-	if (rl_grow((void **)&it->cov, &it->acov, it->ncov + 1, 2 * sizeof(blk64_t)))
-		return ENOMEM;
-	it->cov[2 * it->ncov] = a;
-	it->cov[2 * it->ncov + 1] = b;
-	it->ncov++;
-	return 0;
-}
-
-/* Logical blocks [a, b) of an item, traced at rank, minus what was traced before. */
+/*
+ * Logical blocks [a, b) of an item, traced at rank. Ranges may overlap
+ * until tr_disjoint() makes each block belong to its earliest one.
+ */
 static errcode_t tr_add(struct rl_stream *s, uint32_t idx, blk64_t a, blk64_t b, uint64_t rank)
 {
 	struct rl_item *it = &s->items[idx];
-	size_t i;
-	errcode_t rc;
 
-	for (i = 0; i < it->ncov && a < b; i++) {
-		blk64_t ca = it->cov[2 * i], cb = it->cov[2 * i + 1];
-
-		if (cb <= a || ca >= b)
-			continue;
-		if (ca <= a) {
-			a = cb;
-		} else {
-			/* [a, ca) is new; the rest after cb handled recursively. */
-			if (cb < b) {
-				rc = tr_add(s, idx, cb, b, rank);
-				if (rc)
-					return rc;
-				it = &s->items[idx];
-			}
-			b = ca;
-		}
-		i = (size_t)-1;	/* restart: intervals are unsorted */
-	}
 	if (a >= b)
 		return 0;
-	rc = cov_add(it, a, b);
-	if (rc)
-		return rc;
 	if (rl_grow((void **)&it->tr, &it->atr, it->ntr + 1, sizeof(*it->tr)))
 		return ENOMEM;
 	it->tr[it->ntr++] = (struct rl_trange){ .a = a, .b = b, .rank = rank };
 	return 0;
+}
+
+static int tr_start_cmp(const void *x, const void *y)
+{
+	const struct rl_trange *p = x, *q = y;
+
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	return p->rank < q->rank ? -1 : p->rank > q->rank;
+}
+
+/* Min-heap of the ranges covering the sweep position, by rank. */
+static void heap_push(struct rl_trange *h, size_t *n, struct rl_trange v)
+{
+	size_t i = (*n)++;
+
+	while (i && h[(i - 1) / 2].rank > v.rank) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = v;
+}
+
+static void heap_pop(struct rl_trange *h, size_t *n)
+{
+	struct rl_trange v = h[--(*n)];
+	size_t i = 0, c;
+
+	while ((c = 2 * i + 1) < *n) {
+		if (c + 1 < *n && h[c + 1].rank < h[c].rank)
+			c++;
+		if (h[c].rank >= v.rank)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n)
+		h[i] = v;
+}
+
+/*
+ * Each traced block once, in the earliest range that reads it: the ranges
+ * become disjoint, sorted by logical block. One sweep over the starts with
+ * the covering ranges in a heap by rank: O(n log n) (this was a scan of
+ * every earlier range per range, quadratic in a file's ranges).
+ */
+static errcode_t tr_disjoint(struct rl_item *it)
+{
+	size_t n = it->ntr, i = 0, nh = 0, no = 0;
+	struct rl_trange *h, *out;
+	blk64_t x = 0;
+
+	if (n < 2)
+		return 0;
+	qsort(it->tr, n, sizeof(*it->tr), tr_start_cmp);
+	h = malloc(n * sizeof(*h));
+	out = malloc(2 * n * sizeof(*out));	/* each start or end cuts at most once */
+	if (!h || !out) {
+		free(h);
+		free(out);
+		return ENOMEM;
+	}
+	while (i < n || nh) {
+		blk64_t next;
+
+		if (!nh && x < it->tr[i].a)
+			x = it->tr[i].a;
+		while (i < n && it->tr[i].a <= x)
+			heap_push(h, &nh, it->tr[i++]);
+		while (nh && h[0].b <= x)
+			heap_pop(h, &nh);
+		if (!nh)
+			continue;
+		next = h[0].b;
+		if (i < n && it->tr[i].a < next)
+			next = it->tr[i].a;
+		if (no && out[no - 1].b == x && out[no - 1].rank == h[0].rank) {
+			out[no - 1].b = next;
+		} else if (no < 2 * n) {
+			out[no++] = (struct rl_trange){ .a = x, .b = next, .rank = h[0].rank };
+		} else {	/* cannot happen */
+			free(h);
+			free(out);
+			return EINVAL;
+		}
+		x = next;
+	}
+	free(h);
+	free(it->tr);
+	it->tr = out;
+	it->ntr = no;
+	it->atr = 2 * n;
+	return 0;
+}
+
+/*
+ * First run of the map that may hold logical block a: extent maps are in
+ * logical order (binary search, so a file's pieces cost O(log n) each, not a
+ * scan of its whole map); block maps, in visit order, are scanned.
+ */
+static size_t map_from(const struct rl_item *it, blk64_t a)
+{
+	size_t lo = 0, hi = it->nmap;
+
+	if (!it->extents)
+		return 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (it->map[mid].lblk + it->map[mid].len <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /* The mapped, initialized data blocks of [a, b) as segments. */
@@ -146,10 +230,12 @@ static errcode_t push_data(struct rl_stream *s, uint32_t idx, blk64_t a, blk64_t
 	size_t i;
 	errcode_t rc;
 
-	for (i = 0; i < s->items[idx].nmap; i++) {
+	for (i = map_from(&s->items[idx], a); i < s->items[idx].nmap; i++) {
 		const struct rl_run r = s->items[idx].map[i];
 		blk64_t lo = MAX(a, r.lblk), hi = MIN(b, r.lblk + r.len);
 
+		if (s->items[idx].extents && r.lblk >= b)
+			break;
 		if (r.uninit || lo >= hi)
 			continue;
 		rc = rl_push_seg(s, idx, RL_SEG_DATA, lo, r.pblk + (lo - r.lblk), hi - lo, 0, 0);
@@ -226,9 +312,11 @@ static int has_data(const struct rl_item *it, blk64_t a, blk64_t b)
 {
 	size_t i;
 
-	for (i = 0; i < it->nmap; i++) {
+	for (i = map_from(it, a); i < it->nmap; i++) {
 		const struct rl_run *r = &it->map[i];
 
+		if (it->extents && r->lblk >= b)
+			break;
 		if (!r->uninit && MAX(a, r->lblk) < MIN(b, r->lblk + r->len))
 			return 1;
 	}
@@ -366,6 +454,10 @@ errcode_t rl_stream_build2(ext2_filsys fs, const struct bp_trace *t, const struc
 		struct rl_item *it;
 		blk64_t a, b;
 
+		if (rl_canceled()) {
+			rc = bp_err_set(err, BP_ET_CANCELED, "canceled while planning");
+			goto out;
+		}
 		if (fidx[fi] == -2) {
 			rc = resolve_file(s, &p, f, whole_files, i, &fidx[fi]);
 			if (rc) {
@@ -395,7 +487,13 @@ errcode_t rl_stream_build2(ext2_filsys fs, const struct bp_trace *t, const struc
 	for (i = 0; i < s->nitems; i++) {
 		if (s->items[i].skipped || s->items[i].is_dir || s->items[i].whole)
 			continue;
-		rc = rl_make_pieces(&p, (uint32_t)i, &s->items[i], minb);
+		if (rl_canceled()) {
+			rc = bp_err_set(err, BP_ET_CANCELED, "canceled while planning");
+			goto out;
+		}
+		rc = tr_disjoint(&s->items[i]);
+		if (!rc)
+			rc = rl_make_pieces(&p, (uint32_t)i, &s->items[i], minb);
 		if (rc) {
 			bp_err_lib(err, rc, "while grouping traced ranges");
 			goto out;
@@ -413,6 +511,10 @@ errcode_t rl_stream_build2(ext2_filsys fs, const struct bp_trace *t, const struc
 
 			if (first && phase == EMIT_DATA)
 				continue;
+			if (rl_canceled()) {
+				rc = bp_err_set(err, BP_ET_CANCELED, "canceled while planning");
+				goto out;
+			}
 			rc = emit_piece(s, &p.v[i], phase);
 			if (!rc && first)
 				rc = emit_piece(s, &p.v[i], EMIT_DATA);

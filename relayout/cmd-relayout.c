@@ -536,6 +536,16 @@ int cmd_relayout(int argc, char **argv)
 			    "progress lines were dropped, the run went on", pfd);
 	if (undo && rep.undo_error)
 		unlink(undo);
+	if (rc && rep.stopped) {
+		/* Consistent and marked clean: a cancel, not a failure (exit 32). */
+		bp_log_error("relayout: %s: %s; the filesystem is consistent and marked clean",
+			     dev.path, bp_err_str(&err));
+		if (undo && !rep.undo_error)
+			bp_log_error("relayout: 'e2undo %s %s' gives back the filesystem as it was "
+				     "before", undo, dev.path);
+		ret = BP_EX_CANCELED;
+		goto out;
+	}
 	if (rc) {
 		bp_log_error("%s", bp_err_str(&err));
 		if (rep.writes_began) {

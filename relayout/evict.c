@@ -216,6 +216,10 @@ static errcode_t scan_owners(ext2_filsys fs, blk64_t ws, blk64_t we, ext2fs_bloc
 			continue;
 		if (rc || !ino)
 			break;
+		if (rl_canceled()) {
+			rc = BP_ET_CANCELED;
+			break;
+		}
 		if (!inode.i_links_count || !inode.i_mode)
 			continue;
 		if (ino < EXT2_FIRST_INODE(fs->super) && ino != EXT2_ROOT_INO)
@@ -345,29 +349,106 @@ out:
 	return rc;
 }
 
-/* Free target blocks outside the window for len blocks (may come in pieces). */
-static errcode_t alloc_out(ext2_filsys fs, blk64_t goal, blk64_t len, int below32, blk64_t *p,
-			   blk64_t *l)
-{
-	errcode_t rc;
+/*
+ * Where evicted blocks go: free runs of map (the block bitmap, or in a trial a
+ * copy of it with the window reserved), found with the bitmap's own bounded
+ * searches. Never a library allocator: with EXT2_NEWRANGE_MIN_LENGTH,
+ * ext2fs_new_range() of libext2fs 1.47.0 loops forever when no free run is
+ * long enough and the filesystem's last block is in use (a full, fragmented
+ * root). First fit from a cursor that follows the allocations, else the
+ * longest run there is (pieces). Eviction only takes blocks, so the longest
+ * free run only shrinks: max_run, an upper bound on it, spares most scans.
+ */
+struct out_alloc {
+	ext2_filsys fs;
+	ext2fs_block_bitmap map;
+	int trial;		/* mark map only: fs and its bitmap stay as they are */
+	blk64_t cursor;
+	blk64_t max_run;	/* no free run of map is longer */
+};
 
-	/* One piece if possible (fewer extents), else what the free space offers. */
-	rc = ext2fs_new_range(fs, EXT2_NEWRANGE_MIN_LENGTH, goal, len, NULL, p, l);
-	if (rc == EXT2_ET_BLOCK_ALLOC_FAIL)
-		rc = ext2fs_new_range(fs, 0, goal, len, NULL, p, l);
-	if (rc)
-		return rc == EXT2_ET_BLOCK_ALLOC_FAIL ? BP_ET_NO_SPACE : rc;
-	if (*l > len)
-		*l = len;
-	if (below32 && *p + *l > 0xffffffffULL)
-		return BP_ET_NO_SPACE;
-	ext2fs_block_alloc_stats_range(fs, *p, (blk_t)*l, +1);
+/*
+ * First free run of at least want blocks in [lo, hi), looking from `from` to
+ * hi, then from lo up to `from`; the longest run seen goes to *ls, *ll. Each
+ * step moves past one free run, so the loops end.
+ */
+static int find_run(ext2fs_block_bitmap map, blk64_t lo, blk64_t hi, blk64_t from, blk64_t want,
+		    blk64_t *rs, blk64_t *ls, blk64_t *ll)
+{
+	int pass;
+
+	*ll = 0;
+	for (pass = 0; pass < 2; pass++) {
+		blk64_t b = pass ? lo : from, stop = pass ? from : hi, s, e;
+
+		while (b < stop) {
+			if (ext2fs_find_first_zero_block_bitmap2(map, b, stop - 1, &s))
+				break;
+			if (ext2fs_find_first_set_block_bitmap2(map, s, hi - 1, &e))
+				e = hi;
+			if (e - s > *ll) {
+				*ls = s;
+				*ll = e - s;
+			}
+			if (e - s >= want) {
+				*rs = s;
+				return 1;
+			}
+			b = e;
+		}
+	}
 	return 0;
 }
 
-static errcode_t plan_item(ext2_filsys fs, struct rl_stream *s, uint32_t idx, blk64_t ws,
+/*
+ * Target blocks outside the window for len blocks: *p, *l (*l <= len, one
+ * piece of several when no run is long enough). whole: all len or nothing.
+ */
+static errcode_t alloc_out(struct out_alloc *a, blk64_t len, int below32, int whole, blk64_t *p,
+			   blk64_t *l)
+{
+	ext2_filsys fs = a->fs;
+	blk64_t lo = fs->super->s_first_data_block, hi = ext2fs_blocks_count(fs->super);
+	blk64_t want, rs = 0, ls = 0, ll = 0, from;
+
+	if (below32 && hi > 0x100000000ULL)
+		hi = 0x100000000ULL;
+	if (lo >= hi || !len)
+		return BP_ET_NO_SPACE;
+	from = a->cursor >= lo && a->cursor < hi ? a->cursor : lo;
+	want = whole ? len : MIN(len, a->max_run);
+	if (!want)
+		return BP_ET_NO_SPACE;
+	if (find_run(a->map, lo, hi, from, want, &rs, &ls, &ll)) {
+		/* At least want blocks free from rs: take up to len of them. */
+		blk64_t end = MIN(hi, rs + len), e;
+
+		if (ext2fs_find_first_set_block_bitmap2(a->map, rs, end - 1, &e))
+			e = end;
+		*p = rs;
+		*l = e - rs;
+	} else {
+		if (hi == ext2fs_blocks_count(fs->super))
+			a->max_run = ll;
+		if (whole || !ll)
+			return BP_ET_NO_SPACE;
+		*p = ls;
+		*l = MIN(ll, len);
+	}
+	if (below32 && *p + *l > 0xffffffffULL)
+		return BP_ET_NO_SPACE;
+	if (a->trial)
+		ext2fs_mark_block_bitmap_range2(a->map, *p, (unsigned int)*l);
+	else
+		ext2fs_block_alloc_stats_range(fs, *p, (blk_t)*l, +1);
+	a->cursor = *p + *l;
+	return 0;
+}
+
+static errcode_t plan_item(struct out_alloc *a, struct rl_stream *s, uint32_t idx, blk64_t ws,
 			   blk64_t we, uint64_t *moved)
 {
+	ext2_filsys fs = a->fs;
 	size_t i;
 	errcode_t rc;
 
@@ -379,7 +460,7 @@ static errcode_t plan_item(ext2_filsys fs, struct rl_stream *s, uint32_t idx, bl
 		while (lo < hi) {
 			blk64_t p, l;
 
-			rc = alloc_out(fs, we, hi - lo, !s->items[idx].extents, &p, &l);
+			rc = alloc_out(a, hi - lo, !s->items[idx].extents, 0, &p, &l);
 			if (rc)
 				return rc;
 			rc = rl_push_seg(s, idx, kind, r.lblk + (lo - r.pblk), lo, l, p, 1);
@@ -414,49 +495,139 @@ static errcode_t plan_item(ext2_filsys fs, struct rl_stream *s, uint32_t idx, bl
 		it->new_leaves = leaves;
 		s->segs[it->tree_seg].len = leaves;
 		if (leaves) {
-			rc = ext2fs_new_range(fs, EXT2_NEWRANGE_MIN_LENGTH, we, leaves, NULL, &p,
-					      &l);
+			/* The new leaves are written as one run. */
+			rc = alloc_out(a, leaves, 0, 1, &p, &l);
 			if (rc)
-				return rc == EXT2_ET_BLOCK_ALLOC_FAIL ? BP_ET_NO_SPACE : rc;
-			ext2fs_block_alloc_stats_range(fs, p, leaves, +1);
+				return rc;
 			s->segs[it->tree_seg].dst = p;
 		}
 	}
 	return 0;
 }
 
-errcode_t rl_evict(ext2_filsys fs, blk64_t ws, blk64_t wlen, const struct bp_relayout_opts *o,
-		   struct bp_relayout_report *rep, struct bp_err *err)
+/*
+ * The eviction epoch's plan: the owners of blocks in [ws, ws+wlen) and a
+ * target outside the window for each of their blocks there, in s.
+ */
+static errcode_t evict_plan(struct out_alloc *a, blk64_t ws, blk64_t wlen,
+			    const struct bp_relayout_opts *o, struct rl_stream *s, uint64_t *moved,
+			    struct bp_err *err)
 {
+	ext2_filsys fs = a->fs;
 	ext2fs_block_bitmap imm = NULL;
-	struct rl_stream s;
-	uint64_t moved = 0;
 	size_t i;
 	int blocked = 0;
 	errcode_t rc;
 
-	memset(&s, 0, sizeof(s));
-	s.fs = fs;
+	memset(s, 0, sizeof(*s));
+	s->fs = fs;
+	*moved = 0;
 	rc = build_immovable(fs, &imm);
 	if (!rc)
-		rc = scan_owners(fs, ws, ws + wlen, imm, &s, &blocked);
+		rc = scan_owners(fs, ws, ws + wlen, imm, s, &blocked);
 	ext2fs_free_block_bitmap(imm);
 	if (!rc && blocked)
 		rc = BP_ET_NO_SPACE;
-	if (rc) {
-		bp_err_lib(err, rc, "while finding the files to move out of blocks %llu+%llu",
-			   (unsigned long long)ws, (unsigned long long)wlen);
-		goto out;
+	if (rc)
+		return bp_err_lib(err, rc, "while finding the files to move out of blocks %llu+%llu",
+				  (unsigned long long)ws, (unsigned long long)wlen);
+	a->cursor = ws + wlen;
+	a->max_run = ext2fs_blocks_count(fs->super);
+	for (i = 0; i < s->nitems && !rc; i++) {
+		if (rl_canceled())
+			return bp_err_set(err, BP_ET_CANCELED, "canceled while planning");
+		rc = plan_item(a, s, (uint32_t)i, ws, ws + wlen, moved);
 	}
-	for (i = 0; i < s.nitems && !rc; i++)
-		rc = plan_item(fs, &s, (uint32_t)i, ws, ws + wlen, &moved);
-	if (rc) {
-		bp_err_lib(err, rc, "while allocating room for the blocks moved out of the region");
-		goto out;
+	if (rc == BP_ET_NO_SPACE || rc == EXT2_ET_EXTENT_NO_SPACE)
+		return bp_err_set(err, BP_ET_NO_SPACE,
+				  "not enough free space outside blocks %llu+%llu for the blocks of "
+				  "other files that would have to move out of them (and their new "
+				  "extent leaves, which need runs of free blocks)",
+				  (unsigned long long)ws, (unsigned long long)wlen);
+	if (rc)
+		return bp_err_lib(err, rc,
+				  "while allocating room for the blocks moved out of the region");
+	return 0;
+}
+
+/*
+ * Plan the eviction without changing anything (a dry run, and before the
+ * real run writes): a plan the real run could not carry out is refused here.
+ */
+errcode_t rl_evict_trial(ext2_filsys fs, blk64_t ws, blk64_t wlen,
+			 const struct bp_relayout_opts *o, uint64_t *moved, struct bp_err *err)
+{
+	struct out_alloc a = { .fs = fs, .trial = 1 };
+	struct rl_stream s;
+	errcode_t rc;
+
+	rc = ext2fs_copy_bitmap(fs->block_map, &a.map);
+	if (rc)
+		return bp_err_lib(err, rc, "while copying the block bitmap");
+	mark_range(a.map, ws, wlen);
+	rc = evict_plan(&a, ws, wlen, o, &s, moved, err);
+	rl_stream_free(&s);
+	ext2fs_free_block_bitmap(a.map);
+	return rc;
+}
+
+/* A stop before the eviction's commits: its targets are referenced by nobody. */
+static void free_targets(ext2_filsys fs, const struct rl_stream *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nsegs; i++) {
+		const struct rl_seg *g = &s->segs[i];
+
+		if ((g->kind == RL_SEG_DATA || g->kind == RL_SEG_IND || g->kind == RL_SEG_TREE) &&
+		    g->len && g->dst)
+			ext2fs_block_alloc_stats_range(fs, g->dst, (blk_t)g->len, -1);
 	}
-	rc = rl_epoch(fs, &s, o, rep, err, ws, ws + wlen);
-	rep->evicted_blocks = moved;
-out:
+}
+
+/* After the eviction epoch: the window blocks its owners left (kept reserved by rl_epoch). */
+static void mark_left(const struct rl_stream *s, blk64_t ws, blk64_t we,
+		      ext2fs_block_bitmap spare)
+{
+	size_t i, j;
+
+	for (i = 0; i < s->nsegs; i++) {
+		const struct rl_seg *g = &s->segs[i];
+		blk64_t lo, hi;
+
+		if (g->kind == RL_SEG_TREE || g->kind == RL_SEG_EA || !g->len)
+			continue;
+		lo = MAX(g->src, ws);
+		hi = MIN(g->src + g->len, we);
+		if (lo < hi)
+			mark_range(spare, lo, hi - lo);
+	}
+	for (i = 0; i < s->nitems; i++)
+		for (j = 0; s->items[i].extents && j < s->items[i].ntree; j++)
+			if (in_win(s->items[i].tree[j], 1, ws, we))
+				mark_range(spare, s->items[i].tree[j], 1);
+}
+
+errcode_t rl_evict(ext2_filsys fs, blk64_t ws, blk64_t wlen, const struct bp_relayout_opts *o,
+		   struct bp_relayout_report *rep, ext2fs_block_bitmap spare, struct bp_err *err)
+{
+	struct out_alloc a = { .fs = fs, .map = fs->block_map };
+	struct rl_stream s;
+	uint64_t moved = 0;
+	errcode_t rc;
+
+	rc = evict_plan(&a, ws, wlen, o, &s, &moved, err);
+	if (rc == BP_ET_CANCELED)
+		free_targets(fs, &s);
+	if (!rc) {
+		rc = rl_epoch(fs, &s, o, rep, err, ws, ws + wlen);
+		if (rc == BP_ET_CANCELED)
+			free_targets(fs, &s);
+		if (!rc) {
+			rep->evicted_blocks = moved;
+			mark_left(&s, ws, ws + wlen, spare);
+		}
+	}
 	rl_stream_free(&s);
 	return rc;
 }

@@ -312,6 +312,10 @@ static errcode_t walk_all(struct owalk *w)
 		}
 		if (rc || !ino)
 			break;
+		if (rl_canceled()) {
+			rc = BP_ET_CANCELED;
+			break;
+		}
 		if (!in_use(w->fs, ino, &inode))
 			continue;
 		if (w->mark)

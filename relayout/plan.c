@@ -344,6 +344,8 @@ errcode_t rl_plan(struct rl_stream *s, const struct bp_relayout_opts *o, blk64_t
 	if (rep->discontig_before == rep->discontig_fixed_before && !fixed_start)
 		changed = 0;
 	for (round = 0; round < RL_PLAN_ROUNDS && changed; round++) {
+		if (rl_canceled())
+			return bp_err_set(err, BP_ET_CANCELED, "canceled while planning");
 		n = region_size(s);
 		if (!n)
 			break;

@@ -36,6 +36,13 @@ const char *bp_relayout_skip_name(enum bp_rl_skip s)
 	return (unsigned int)s < BP_RL_SKIP_NR ? skip_names[s] : "?";
 }
 
+static const volatile int *cancel_flag;
+
+int rl_canceled(void)
+{
+	return cancel_flag && *cancel_flag;
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -55,6 +62,7 @@ static errcode_t open_and_plan(const struct bp_relayout_opts *o, io_manager io, 
 	ext2_filsys fs = NULL;
 	struct rl_readwatch w;
 	double t0 = now();
+	uint64_t moved;
 	errcode_t rc;
 
 	rc = rl_open(o->device, io, rw, &fs, err);
@@ -95,6 +103,9 @@ static errcode_t open_and_plan(const struct bp_relayout_opts *o, io_manager io, 
 	rc = rl_plan(s, o, 0, rep, err);
 	if (!rc)
 		rc = rl_validate_plan(s, &ow, rep, o->device, err);
+	/* The eviction's own allocations, planned here too: a dry run predicts a refusal. */
+	if (!rc && rep->needs_eviction && !rep->nothing_to_do)
+		rc = rl_evict_trial(fs, rep->region_start, rep->window_blocks, o, &moved, err);
 	if (rc)
 		goto fail;
 	rl_owners_free(&ow);
@@ -113,6 +124,11 @@ fail:
  * B0, then either reserve the free region and fill it, or clear a window
  * (eviction epoch), lay the boot stream out again on the changed mappings
  * and fill the window; the unused rest of the window is released.
+ *
+ * A signal stops the run at the next safe point (doc/relayout-safety.md
+ * §4.12): in an epoch before its first commit, or between the eviction and
+ * the fill. What this run reserved and nobody references is given back and
+ * rep->stopped is set (BP_ET_CANCELED); the caller then finishes as usual.
  */
 /*
  * Release the blocks of the region [start, start+len) the boot set did not
@@ -147,6 +163,8 @@ static errcode_t apply(ext2_filsys fs, struct rl_stream *s, const struct bp_rela
 			       .nfirst = o->nfirst };
 	blk64_t start = rep->region_start, wlen = rep->window_blocks, n;
 	struct bp_relayout_report fill;
+	ext2fs_block_bitmap spare = NULL;
+	int evicted = 0;
 	errcode_t rc;
 
 	rc = rl_begin(fs, rep, err);
@@ -157,40 +175,67 @@ static errcode_t apply(ext2_filsys fs, struct rl_stream *s, const struct bp_rela
 			return bp_err_set(err, BP_ET_NO_SPACE, "region %llu+%llu is no longer free",
 					  (unsigned long long)start,
 					  (unsigned long long)rep->region_len);
-		rl_reserve(fs, start, rep->region_len);
+		rl_reserve(fs, start, rep->region_len, NULL);
 		rc = rl_epoch(fs, s, o, rep, err, start, start + rep->region_len);
 		if (!rc)
 			release_unused(fs, s, fixed, start, rep->region_len);
+		if (rc == BP_ET_CANCELED) {
+			/* The region was free but for fixed metadata, and nothing references it yet. */
+			rl_release(fs, fixed, start, rep->region_len);
+			rep->stopped = 1;
+		}
 		return rc;
 	}
 
-	rl_reserve(fs, start, wlen);
-	rc = rl_evict(fs, start, wlen, o, rep, err);
+	/* The window blocks to give back if a signal stops the run. */
+	rc = ext2fs_allocate_block_bitmap(fs, "bootpack window blocks to give back", &spare);
 	if (rc)
-		return rc;
+		return bp_err_lib(err, rc, "while allocating a bitmap");
+	rl_reserve(fs, start, wlen, spare);
+	rc = rl_evict(fs, start, wlen, o, rep, spare, err);
+	if (rc)
+		goto out;
+	evicted = 1;
+	if (rl_canceled()) {
+		rc = BP_ET_CANCELED;
+		goto out;
+	}
 	/* The boot files' own mappings may have changed: build and place again. */
 	rl_stream_free(s);
 	rc = rl_stream_build2(fs, o->trace, &b, s, err);
 	if (rc)
-		return rc;
+		goto out;
 	memset(&fill, 0, sizeof(fill));
 	rc = rl_plan(s, o, start, &fill, err);
 	if (rc)
-		return rc;
+		goto out;
 	n = fill.region_len;
-	if (n > wlen)
-		return bp_err_set(err, BP_ET_NO_SPACE,
-				  "after moving other files out, the boot set needs %llu blocks, "
-				  "more than the %llu cleared",
-				  (unsigned long long)n, (unsigned long long)wlen);
+	if (n > wlen) {
+		rc = bp_err_set(err, BP_ET_NO_SPACE,
+				"after moving other files out, the boot set needs %llu blocks, "
+				"more than the %llu cleared",
+				(unsigned long long)n, (unsigned long long)wlen);
+		goto out;
+	}
 	rep->region_len = n;
 	rep->discontig_after = fill.discontig_after;
 	rep->discontig_fixed_after = fill.discontig_fixed_after;
 	rc = rl_epoch(fs, s, o, rep, err, start, start + wlen);
 	if (rc)
-		return rc;
+		goto out;
+	/* Release the cleared blocks the boot set did not need (unreferenced since B2). */
 	release_unused(fs, s, fixed, start, wlen);
-	return 0;
+out:
+	if (rc == BP_ET_CANCELED) {
+		/* Before the fill's commits: the window's free and evicted blocks go back. */
+		rl_release_marked(fs, spare, start, wlen);
+		rep->stopped = 1;
+		rc = bp_err_set(err, BP_ET_CANCELED, "stopped by a signal %s",
+				evicted ? "after moving other files out of the region"
+					: "before switching any file");
+	}
+	ext2fs_free_block_bitmap(spare);
+	return rc;
 }
 
 /* apply() with the fixed metadata the region steps over. */
@@ -320,6 +365,8 @@ static errcode_t run_locked(const struct bp_relayout_opts *o, const struct bp_de
 	if (rc)
 		return rc;
 	rc = open_and_plan(o, io, 0, &fs, &s, rep, err);
+	if (rc == BP_ET_CANCELED)
+		return bp_err_set(err, rc, "%s: canceled before anything was written", o->device);
 	if (rc)
 		return rc;
 	if (o->cancel && *o->cancel) {
@@ -340,6 +387,8 @@ static errcode_t run_locked(const struct bp_relayout_opts *o, const struct bp_de
 	}
 	memset(rep, 0, sizeof(*rep));
 	rc = open_and_plan(o, io, 1, &fs, &s, rep, err);
+	if (rc == BP_ET_CANCELED)
+		bp_err_set(err, rc, "%s: canceled before anything was written", o->device);
 	if (rc)
 		goto fail_unwritten;
 	if (o->undo_file) {
@@ -386,6 +435,27 @@ static errcode_t run_locked(const struct bp_relayout_opts *o, const struct bp_de
 	if (!rc)
 		record_moved(&s, rep);
 	rl_stream_free(&s);
+	if (rc == BP_ET_CANCELED && rep->stopped) {
+		/* Stopped at a safe point: consistent, so finish as a complete run does. */
+		struct bp_err why = *err;
+
+		rc = loop_attached_during_run(lk, err);
+		if (rc) {
+			rep->stopped = 0;
+			ext2fs_free(fs);
+			return rc;
+		}
+		rc = rl_finish(fs, rep);
+		rep->apply_seconds = now() - t0;
+		if (rc) {
+			rep->stopped = 0;
+			return bp_err_lib(err, rc,
+					  "%s: while writing the final bitmaps and superblock",
+					  o->device);
+		}
+		*err = why;
+		return BP_ET_CANCELED;
+	}
 	if (!rc)
 		rc = loop_attached_during_run(lk, err);
 	if (rc) {
@@ -400,6 +470,7 @@ static errcode_t run_locked(const struct bp_relayout_opts *o, const struct bp_de
 		return bp_err_lib(err, rc, "%s: while writing the final bitmaps and superblock",
 				  o->device);
 	rep->completed = 1;
+	cancel_flag = NULL;	/* done: the measure is not worth a cancel */
 	return measure(o, rep, err);
 
 fail_unwritten:
@@ -415,10 +486,12 @@ errcode_t bp_relayout_run(const struct bp_relayout_opts *o, struct bp_relayout_r
 	errcode_t rc;
 
 	memset(rep, 0, sizeof(*rep));
+	cancel_flag = o->cancel;
 	rc = bp_devlock_acquire(o->device, &lk, err);
 	if (rc)
 		return rc;
 	rc = run_locked(o, &lk, rep, err);
+	cancel_flag = NULL;
 	if (o->undo_file && !o->dry_run)
 		rep->undo_error = rl_undo_error();
 	bp_devlock_release(&lk);

@@ -45,9 +45,11 @@ struct bp_relayout_opts {
 	bp_progress_fn progress;
 	void *progress_ctx;
 	/*
-	 * Set asynchronously (signal handler) to cancel: honoured up to the
-	 * first write (BP_ET_CANCELED, nothing written); once writing began
-	 * the run completes, which is the quickest way to a clean filesystem.
+	 * Set asynchronously (signal handler) to cancel: planning stops
+	 * (BP_ET_CANCELED, nothing written); once writing began the run stops
+	 * at the next safe point, gives back what nobody references, marks
+	 * the filesystem clean and sets rep->stopped (BP_ET_CANCELED); after
+	 * the fill's first commit it completes (doc/relayout-safety.md §4.12).
 	 */
 	const volatile int *cancel;
 };
@@ -95,6 +97,8 @@ struct bp_relayout_report {
 	double plan_seconds, apply_seconds;
 	int writes_began;		/* set once the filesystem was modified */
 	int completed;			/* written and marked clean; only measuring may fail */
+	int stopped;			/* a signal stopped the run at a safe point after writes
+					   began: consistent and marked clean (BP_ET_CANCELED) */
 	errcode_t undo_error;		/* a write to the undo file failed: it is incomplete */
 	/*
 	 * Where the boot set was and went: triples of old start block,

@@ -91,6 +91,12 @@ struct rl_stream {
 	int move_ea;		/* boot stream: an item's xattr block comes first */
 };
 
+/*
+ * relayout.c: a signal arrived (bp_relayout_opts.cancel). Planning loops
+ * stop with BP_ET_CANCELED; writing stops at the next safe point (apply.c).
+ */
+int rl_canceled(void);
+
 /* preflight.c */
 errcode_t rl_check_mount(const char *device, struct bp_err *err);
 errcode_t rl_check_fs(ext2_filsys fs, const char *device, int force, struct bp_err *err);
@@ -190,8 +196,13 @@ errcode_t rl_barrier_b2(ext2_filsys fs, struct bp_relayout_report *rep);
 
 /* apply.c */
 errcode_t rl_begin(ext2_filsys fs, struct bp_relayout_report *rep, struct bp_err *err);
-void rl_reserve(ext2_filsys fs, blk64_t start, blk64_t len);
-/* copy -> B1 -> commit -> B2 -> free old blocks outside [keep_lo, keep_hi) */
+void rl_reserve(ext2_filsys fs, blk64_t start, blk64_t len, ext2fs_block_bitmap mark);
+/* Free the blocks of [start, start+len) marked in m. */
+void rl_release_marked(ext2_filsys fs, ext2fs_block_bitmap m, blk64_t start, blk64_t len);
+/*
+ * copy -> B1 -> commit -> B2 -> free old blocks outside [keep_lo, keep_hi).
+ * BP_ET_CANCELED: a signal stopped it before its first commit.
+ */
 errcode_t rl_epoch(ext2_filsys fs, struct rl_stream *s, const struct bp_relayout_opts *o,
 		   struct bp_relayout_report *rep, struct bp_err *err, blk64_t keep_lo,
 		   blk64_t keep_hi);
@@ -218,8 +229,15 @@ uint64_t rl_stream_discontig_fixed(const struct rl_stream *s, int planned,
 /* n blocks besides the fixed metadata the window steps over; its length in *span. */
 errcode_t rl_window_choose(ext2_filsys fs, blk64_t n, blk64_t fixed, blk64_t *start,
 			   blk64_t *span, uint64_t *cost, struct bp_err *err);
+/*
+ * After the eviction epoch, the window blocks nothing references any more are
+ * marked in spare. BP_ET_CANCELED: stopped before any commit, targets freed.
+ */
 errcode_t rl_evict(ext2_filsys fs, blk64_t ws, blk64_t wlen, const struct bp_relayout_opts *o,
-		   struct bp_relayout_report *rep, struct bp_err *err);
+		   struct bp_relayout_report *rep, ext2fs_block_bitmap spare, struct bp_err *err);
+/* Plan the eviction on a copy of the bitmap, changing nothing: can it be done? */
+errcode_t rl_evict_trial(ext2_filsys fs, blk64_t ws, blk64_t wlen,
+			 const struct bp_relayout_opts *o, uint64_t *moved, struct bp_err *err);
 #define RL_EVICT_SLACK 16	/* extra window blocks: leaf counts may change after eviction */
 
 /* verify.c: read errors the library would swallow (a directory read as "missing") */

@@ -6,10 +6,13 @@
  *
  * bp_relayout_run() with opts.io = crash_io_manager: BP_CRASH_AT=N cuts the
  * power at the N-th write (exit 99), BP_CRASH_COUNT=FILE counts the writes of
- * a complete run (crash_io.h). Exit 0 after a complete run, 1 on an engine
- * error (message on stderr), 2 on bad usage.
+ * a complete run (crash_io.h), BP_CRASH_SIGNAL_AT=N sends it SIGTERM at the
+ * N-th write. Exit 0 after a complete run, 1 on an engine error (message on
+ * stderr), 2 on bad usage, 32 when a signal stopped it ("stopped" on stdout
+ * when writes had begun: consistent and marked clean).
  */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,14 @@
 #include "crash_io.h"
 #include "relayout.h"
 #include "tracefile.h"
+
+static volatile int canceled;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	canceled = 1;
+}
 
 int main(int argc, char **argv)
 {
@@ -71,8 +82,14 @@ int main(int argc, char **argv)
 	o.device = argv[optind];
 	o.trace = t;
 	o.io = crash_io_manager;
+	o.cancel = &canceled;
+	signal(SIGTERM, on_signal);
 	rc = bp_relayout_run(&o, &rep, &err);
 	bp_trace_free(t);
+	if (rc == BP_ET_CANCELED) {
+		printf("%s: %s\n", rep.stopped ? "stopped" : "canceled", bp_err_str(&err));
+		return 32;
+	}
 	if (rc) {
 		fprintf(stderr, "bp-crash-relayout: %s: %s\n", o.device, bp_err_str(&err));
 		return 1;

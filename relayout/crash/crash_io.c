@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,7 @@ struct cio_chan {
 static struct {
 	int loaded;
 	uint64_t crash_at;	/* 0 = never */
+	uint64_t signal_at;	/* raise(SIGTERM) at this write; 0 = never */
 	uint64_t seed;
 	int prefix, torn;
 	size_t sector;		/* atomic unit of a torn write */
@@ -99,6 +101,7 @@ static void cio_load_env(void)
 		return;
 	cio.loaded = 1;
 	cio.crash_at = env_u64("BP_CRASH_AT", 0);
+	cio.signal_at = env_u64("BP_CRASH_SIGNAL_AT", 0);
 	cio.seed = env_u64("BP_CRASH_SEED", 1);
 	cio.prefix = env_u64("BP_CRASH_PREFIX", 0) != 0;
 	cio.torn = env_u64("BP_CRASH_TORN", 0) != 0;
@@ -363,6 +366,8 @@ static errcode_t cio_queue(io_channel channel, uint64_t off, size_t len, const v
 	cio_log("write", (unsigned long long)len, (unsigned long long)off);
 	if (c->counted && cio.crash_at && cio.writes == cio.crash_at)
 		cio_power_cut();
+	if (c->counted && cio.signal_at && cio.writes == cio.signal_at)
+		raise(SIGTERM);
 	return 0;
 }
 

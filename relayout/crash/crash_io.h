@@ -23,6 +23,8 @@
  *   BP_CRASH_DEVICE=SFX only writes to files whose name ends in SFX count
  *                       (and are crash points); the others (an undo file)
  *                       stay volatile and are cut with the rest
+ *   BP_CRASH_SIGNAL_AT=N no power cut: raise(SIGTERM) right after queueing
+ *                       the N-th write (the run's own signal handling)
  *   BP_CRASH_LOG=FILE   append one line per write and flush (debugging)
  *
  * It works underneath libext2fs's undo manager too
