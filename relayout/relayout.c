@@ -264,6 +264,7 @@ static errcode_t run_locked(const struct bp_relayout_opts *o, const struct bp_de
 			    struct bp_relayout_report *rep, struct bp_err *err)
 {
 	struct rl_stream s;
+	struct rl_quota *quota = NULL;
 	ext2_filsys fs = NULL;
 	io_manager io = o->io ? o->io : unix_io_manager;
 	double t0;
@@ -279,6 +280,12 @@ static errcode_t run_locked(const struct bp_relayout_opts *o, const struct bp_de
 	rc = open_and_plan(o, io, 0, &fs, &s, rep, err);
 	if (rc)
 		return rc;
+	rc = rl_quota_prepare(fs, o->device, NULL, err);	/* a dry run refuses it too */
+	if (rc) {
+		rl_stream_free(&s);
+		ext2fs_free(fs);
+		return rc;
+	}
 	if (o->cancel && *o->cancel) {
 		rl_stream_free(&s);
 		ext2fs_free(fs);
@@ -338,6 +345,13 @@ static errcode_t run_locked(const struct bp_relayout_opts *o, const struct bp_de
 		ext2fs_free(fs);
 		goto fail_unwritten;
 	}
+	/* Each id's usage before anything moves (refuses an id without an entry). */
+	rc = rl_quota_prepare(fs, o->device, &quota, err);
+	if (rc) {
+		rl_stream_free(&s);
+		ext2fs_free(fs);
+		goto fail_unwritten;
+	}
 	t0 = now();
 	rc = apply(fs, &s, o, rep, err);
 	if (!rc)
@@ -345,6 +359,9 @@ static errcode_t run_locked(const struct bp_relayout_opts *o, const struct bp_de
 	rl_stream_free(&s);
 	if (!rc)
 		rc = loop_attached_during_run(lk, err);
+	if (!rc)
+		rc = rl_quota_update(fs, quota, o->device, err);
+	rl_quota_free(quota);
 	if (rc) {
 		/* Leave ERROR_FS set: the next e2fsck does a full check (and preens leaks). */
 		ext2fs_free(fs);
