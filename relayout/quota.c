@@ -121,7 +121,7 @@ static errcode_t load_file(ext2_filsys fs, struct rl_qfile *f)
 		goto out;
 	f->size = size;
 	if (f->size < 2 * QT_BLK || f->size > QT_MAX_BYTES) {
-		rc = EXT2_ET_BAD_EA_HEADER;	/* replaced by a sentence by the caller */
+		rc = BP_ET_NOT_CLEAN;	/* the caller says why */
 		goto out;
 	}
 	f->buf = malloc(f->size);
@@ -257,6 +257,12 @@ static errcode_t scan(ext2_filsys fs, struct rl_quota *q, int after, int *missin
 
 		rc = ext2fs_get_next_inode_full(sc, &ino, (struct ext2_inode *)&inode,
 						sizeof(inode));
+		if (rc == EXT2_ET_BAD_BLOCK_IN_INODE_TABLE)
+			continue;
+		/* A free inode may fail its checksum; one in use was refused by owner.c. */
+		if ((rc == EXT2_ET_INODE_CSUM_INVALID || rc == EXT2_ET_INODE_IS_GARBAGE) &&
+		    !charged(fs, q, ino, &inode, id))
+			continue;
 		if (rc || !ino)
 			break;
 		if (!charged(fs, q, ino, &inode, id))
@@ -328,12 +334,12 @@ errcode_t rl_quota_prepare(ext2_filsys fs, const char *device, struct rl_quota *
 		} else {
 			rc = load_file(fs, f);
 			if (!rc && (get32(f->buf) != qt_magic[t] || get32(f->buf + 4) != 1))
-				rc = EXT2_ET_BAD_EA_HEADER;
+				rc = BP_ET_NOT_CLEAN;
 		}
-		if (rc == EXT2_ET_BAD_EA_HEADER) {
+		if (rc == BP_ET_NOT_CLEAN) {
 			rc = bp_err_set(err, BP_ET_NOT_CLEAN,
-					"%s: its %s quota file (inode %u) is not a vfsv1 quota "
-					"file relayout can update; please run 'e2fsck -f %s' first",
+					"%s: its %s quota file (inode %u) is not a vfsv1 quota file "
+					"relayout can update; please run 'e2fsck -f %s' first",
 					device, qt_name[t], f->ino, device);
 			goto fail;
 		}

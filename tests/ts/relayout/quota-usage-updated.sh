@@ -2,25 +2,30 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # With the quota feature (user, group and project quota), relayout changes
 # i_blocks (a fragmented file's leaf block is freed, a file cut into many
-# pieces gets a new leaf) and must change the quota usage by as much:
-# e2fsck -fn is clean (not "usage inconsistent"), each id's space in the
-# quota files (debugfs get_quota) moved by what i_blocks moved (debugfs
-# stat), every file is unchanged and e2undo restores the image. Once with
-# a free region, once on a nearly full filesystem (eviction). A quota file
-# missing an owner's entry is refused before anything is written.
+# pieces gets a new leaf, one of them counted in huge_file units) and must
+# change the quota usage by as much: e2fsck -fn is clean and prints no
+# problem at all (not "usage inconsistent", nor a count it would fix
+# silently), each id's space in the quota files (debugfs get_quota) moved
+# by what i_blocks moved (debugfs stat), every file is unchanged and e2undo
+# restores the image. Once with a free region, once on a nearly full
+# filesystem (eviction). A quota file missing an owner's entry is refused
+# before anything is written.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 . "$top_srcdir/tests/ts/relayout/rl-functions.sh"
 bp_require_cmd debugfs dumpe2fs e2fsck mke2fs e2undo
 
-# mkimg IMG [fill]: 4 KiB blocks, quota for users, groups and projects;
+# mkimg IMG [fill]: ext4 as the fixtures make it (metadata_csum, huge_file,
+# dir_nlink, ...) with 4 KiB blocks, an orphan file, and quota for users,
+# groups and projects;
 # /fragged (uid 1000, gid 2000, project 7) in 2-block pieces (a depth-1
-# extent tree), /lib/a (uid 1001, gid 2001, project 8) and /lib/b
-# (uid 1002) contiguous. "fill": the rest of the space cut into 32-block
+# extent tree), /lib/a (uid 1001, gid 2001, project 8; EXT4_HUGE_FILE_FL,
+# so i_blocks counts filesystem blocks) and /lib/b (uid 1002) contiguous. "fill": the rest of the space cut into 32-block
 # holes, owned by uid 3000 (no free run fits the boot set).
 mkimg() {
 	local img=$1 bs=4096 i n free
-	mke2fs -q -F -t ext4 -b $bs -O quota,project -E quotatype=usrquota:grpquota:prjquota \
-		"$img" 32M >/dev/null 2>&1 || bp_fail "mke2fs -O quota,project"
+	MKE2FS_CONFIG=$top_srcdir/fixtures/mke2fs.conf mke2fs -q -F -t ext4 -b $bs \
+		-O quota,project,orphan_file -E quotatype=usrquota:grpquota:prjquota \
+		"$img" 32M >/dev/null 2>&1 || bp_fail "mke2fs -O quota,project,orphan_file"
 	head -c 8192 /dev/urandom >"$BP_TMPDIR/c2"
 	head -c 400000 /dev/urandom >"$BP_TMPDIR/big"
 	head -c 1048576 /dev/urandom >"$BP_TMPDIR/a"
@@ -39,6 +44,9 @@ mkimg() {
 		echo "sif /lib/a uid 1001"
 		echo "sif /lib/a gid 2001"
 		echo "sif /lib/a projid 8"
+		# huge_file: i_blocks of /lib/a counts 4 KiB blocks, not 512-byte sectors.
+		echo "sif /lib/a flags 0xc0000"
+		echo "sif /lib/a blocks 256"
 		echo "sif /lib/b uid 1002"
 	} >"$BP_TMPDIR/cmds"
 	debugfs -w -f "$BP_TMPDIR/cmds" "$img" >/dev/null 2>&1 || bp_fail "debugfs populate"
@@ -96,12 +104,17 @@ for mode in region fill; do
 		bp_grep "evicted: +[1-9][0-9]* blocks" "$BP_TMPDIR/out"
 	fi
 	bp_fsck_clean "$img"
+	# Exit 0 is not enough: e2fsck -n exits 0 on counts it would fix in -p mode.
+	e2fsck -fn "$img" 2>&1 | grep -v '^e2fsck [0-9]\|^Pass [1-5]: \|: [0-9]*/[0-9]* files ' \
+		>"$BP_TMPDIR/fsck.extra" || true
+	[ ! -s "$BP_TMPDIR/fsck.extra" ] ||
+		bp_fail "$mode: e2fsck -fn reports: $(head -5 "$BP_TMPDIR/fsck.extra" | tr '\n' '|')"
 	bp_hash_files "$img" >"$BP_TMPDIR/h1"
 	diff "$BP_TMPDIR/h0" "$BP_TMPDIR/h1" || bp_fail "$mode: file contents changed"
 
 	# The i_blocks changes the cases are built for: a leaf freed, a leaf added.
 	d_frag=$(( ($(blocks /fragged "$img") - ${b0[/fragged]}) * 512 ))
-	d_a=$(( ($(blocks /lib/a "$img") - ${b0[/lib/a]}) * 512 ))
+	d_a=$(( ($(blocks /lib/a "$img") - ${b0[/lib/a]}) * 4096 ))	# huge_file units
 	d_b=$(( ($(blocks /lib/b "$img") - ${b0[/lib/b]}) * 512 ))
 	[ $d_frag = -4096 ] || bp_fail "$mode: /fragged i_blocks moved by $d_frag bytes, not -4096"
 	[ $d_a = 4096 ] || bp_fail "$mode: /lib/a i_blocks moved by $d_a bytes, not +4096"
