@@ -3,9 +3,10 @@
 # fuzz-relayout.sh --- relayout's preflight against corrupted images (make fuzz-relayout)
 #
 # For each execution: a fixture image (ext4 metadata_csum, ext4 uninit_bg
-# without checksums, ext3, aged ext4 with extent tree blocks, ext4 with
-# user/group/project quota, and nearly full ext4, quota ext4 and ext3 whose
-# free space is cut in 32-block holes so relayout must evict; in turn) gets
+# without checksums, ext3, aged ext4 with extent tree blocks, both ext4s
+# with user/group/project quota, and nearly full ext4, quota ext4-uninit and
+# ext3 whose free space is cut in 32-block holes so relayout must evict; in
+# turn) gets
 # 1-4 mutations from relayout/fuzz-mutate (bit flips and byte values in
 # group descriptors, bitmaps, used inode tables, extent tree blocks; seed =
 # FUZZ_SEED + execution number). Then relayout runs on it. The oracle,
@@ -32,16 +33,19 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-3600}
 FUZZ_SEED=${FUZZ_SEED:-1}
 FUZZ_MAX=${FUZZ_MAX:-0}
 FUZZ_TIMEOUT=${FUZZ_TIMEOUT:-120}
-KINDS=(${FUZZ_KINDS:-ext4 ext4-uninit ext3 ext4:aged ext4:quota ext4:full ext4:quota:full ext3:full})
+KINDS=(${FUZZ_KINDS:-ext4 ext4-uninit ext3 ext4:aged ext4:quota ext4-uninit:quota ext4:full
+	ext4-uninit:quota:full ext3:full})
 [ -x "$MUTATE" ] || bp_fail "no $MUTATE (make relayout/fuzz-mutate)"
 bp_require_cmd tune2fs
 mkdir -p "$FUZZ_DIR"
 
 # mkbase KIND: the clean image a kind names, in a file of its own. The
 # fixture (":aged": its aged variant), then ":quota": user, group and
-# project quota, three boot files given other owners (tune2fs creates the
-# quota files, e2fsck charges the owners); ":full": the free space cut into
-# 32-block holes, so no free run fits the boot set and relayout must evict.
+# project quota, four boot files given other owners (tune2fs creates the
+# quota files, e2fsck charges the owners), and a boot set whose two files
+# read alternately get a new extent leaf, so quota usage changes; ":full":
+# the free space cut into 32-block holes, so no free run fits the boot set
+# and relayout must evict.
 mkbase() {
 	local k=$1 fx=${1%%:*} img bs free i n
 	case $k in *:aged*) img=$(bp_fixture --aged "$fx") ;; *) img=$(bp_fixture "$fx") ;; esac
@@ -50,7 +54,9 @@ mkbase() {
 	if [[ $k = *:quota* ]]; then
 		tune2fs -O quota,project -Q usrquota,grpquota,prjquota "$img" >/dev/null 2>&1 ||
 			bp_fail "$k: tune2fs -O quota,project"
-		printf '%s\n' "sif /usr/bin/bash uid 1000" "sif /usr/bin/bash gid 1000" \
+		printf '%s\n' "sif /usr/lib/systemd/libsystemd-shared-252.so uid 1002" \
+			"sif /usr/lib/systemd/libsystemd-shared-252.so projid 9" \
+			"sif /usr/bin/bash uid 1000" "sif /usr/bin/bash gid 1000" \
 			"sif /usr/bin/bash projid 7" "sif /boot/vmlinuz-6.1.0-bootpack projid 8" \
 			"sif /usr/lib/systemd/systemd uid 1001" >"$BP_TMPDIR/cmds"
 		debugfs -w -f "$BP_TMPDIR/cmds" "$img" >/dev/null 2>&1 || bp_fail "$k: debugfs sif"
@@ -72,11 +78,20 @@ mkbase() {
 	echo "$img"
 }
 
+QRA="" QRB=""
+for i in $(seq 0 11); do
+	QRA="$QRA${QRA:+,}$((i * 65536))+4096/$((i * 2000 + 1000))"
+	QRB="$QRB${QRB:+,}$((i * 8192))+4096/$((i * 2000 + 2000))"
+done
 declare -A BASE TRACE
 for k in "${KINDS[@]}"; do
 	BASE[$k]=$(mkbase "$k")
 	TRACE[$k]=$BP_TMPDIR/${k//:/-}.trace
-	if [[ $k = *:full* ]]; then
+	if [[ $k = *:quota* ]]; then
+		# Two files read alternately get a new extent leaf: quota usage changes.
+		rl_mktrace "${BASE[$k]}" "${TRACE[$k]}" "/usr/lib/systemd/libsystemd-shared-252.so@$QRA" \
+			"/usr/bin/python3.11@$QRB" /usr/bin/bash /boot/vmlinuz-6.1.0-bootpack
+	elif [[ $k = *:full* ]]; then
 		# Half the free space is left in holes: the boot set of the eviction case.
 		rl_mktrace "${BASE[$k]}" "${TRACE[$k]}" /boot/vmlinuz-6.1.0-bootpack /usr/bin/bash \
 			/etc/fstab /usr/lib/x86_64-linux-gnu/libbp2.so.1
