@@ -3,7 +3,10 @@
 # fuzz-relayout.sh --- relayout's preflight against corrupted images (make fuzz-relayout)
 #
 # For each execution: a fixture image (ext4 metadata_csum, ext4 uninit_bg
-# without checksums, ext3, aged ext4 with extent tree blocks, in turn) gets
+# without checksums, ext3, aged ext4 with extent tree blocks, both ext4s
+# with user/group/project quota, and nearly full ext4, quota ext4-uninit and
+# ext3 whose free space is cut in 32-block holes so relayout must evict; in
+# turn) gets
 # 1-4 mutations from relayout/fuzz-mutate (bit flips and byte values in
 # group descriptors, bitmaps, used inode tables, extent tree blocks; seed =
 # FUZZ_SEED + execution number). Then relayout runs on it. The oracle,
@@ -13,7 +16,8 @@
 #     not report before (messages compared with numbers masked), and every
 #     file debugfs could dump before keeps its SHA-256, unless e2fsck named
 #     its inode before the run (a file e2fsck could not vouch for);
-#   - anything else (exit 8, a signal, a timeout) is a failure.
+#   - anything else (exit 8, a signal, a timeout: FUZZ_TIMEOUT, default
+#     120 s, exit 124) is a failure.
 # Failing images are kept under FUZZ_DIR/fail-<n>/ with the mutations and
 # the logs; one line per execution goes to FUZZ_DIR/executions.log. Prints
 # running totals; FUZZ_SECONDS bounds the run (default
@@ -28,15 +32,72 @@ FUZZ_DIR=${FUZZ_DIR:-$top_builddir/fuzz-relayout}
 FUZZ_SECONDS=${FUZZ_SECONDS:-3600}
 FUZZ_SEED=${FUZZ_SEED:-1}
 FUZZ_MAX=${FUZZ_MAX:-0}
-KINDS=(${FUZZ_KINDS:-ext4 ext4-uninit ext3 ext4:aged})
+FUZZ_TIMEOUT=${FUZZ_TIMEOUT:-120}
+KINDS=(${FUZZ_KINDS:-ext4 ext4-uninit ext3 ext4:aged ext4:quota ext4-uninit:quota ext4:full
+	ext4-uninit:quota:full ext3:full})
 [ -x "$MUTATE" ] || bp_fail "no $MUTATE (make relayout/fuzz-mutate)"
+bp_require_cmd tune2fs
 mkdir -p "$FUZZ_DIR"
 
+# mkbase KIND: the clean image a kind names, in a file of its own. The
+# fixture (":aged": its aged variant), then ":quota": user, group and
+# project quota, four boot files given other owners (tune2fs creates the
+# quota files, e2fsck charges the owners), and a boot set whose two files
+# read alternately get a new extent leaf, so quota usage changes; ":full":
+# the free space cut into 32-block holes, so no free run fits the boot set
+# and relayout must evict.
+mkbase() {
+	local k=$1 fx=${1%%:*} img bs free i n
+	case $k in *:aged*) img=$(bp_fixture --aged "$fx") ;; *) img=$(bp_fixture "$fx") ;; esac
+	mv "$img" "$BP_TMPDIR/base-${k//:/-}.img"
+	img=$BP_TMPDIR/base-${k//:/-}.img
+	if [[ $k = *:quota* ]]; then
+		tune2fs -O quota,project -Q usrquota,grpquota,prjquota "$img" >/dev/null 2>&1 ||
+			bp_fail "$k: tune2fs -O quota,project"
+		printf '%s\n' "sif /usr/lib/systemd/libsystemd-shared-252.so uid 1002" \
+			"sif /usr/lib/systemd/libsystemd-shared-252.so projid 9" \
+			"sif /usr/bin/bash uid 1000" "sif /usr/bin/bash gid 1000" \
+			"sif /usr/bin/bash projid 7" "sif /boot/vmlinuz-6.1.0-bootpack projid 8" \
+			"sif /usr/lib/systemd/systemd uid 1001" >"$BP_TMPDIR/cmds"
+		debugfs -w -f "$BP_TMPDIR/cmds" "$img" >/dev/null 2>&1 || bp_fail "$k: debugfs sif"
+		e2fsck -fy "$img" >/dev/null 2>&1 || true
+	fi
+	if [[ $k = *:full* ]]; then
+		free=$(dumpe2fs -h "$img" 2>/dev/null | awk -F': *' '/^Free blocks/ {print $2}')
+		bs=$(dumpe2fs -h "$img" 2>/dev/null | awk -F': *' '/^Block size/ {print $2}')
+		head -c $((32 * bs)) /dev/zero | tr '\0' 'x' >"$BP_TMPDIR/chunk"
+		n=$((free / 32 - 2))
+		{
+			echo "mkdir /fill"
+			for i in $(seq 1 $n); do echo "write $BP_TMPDIR/chunk /fill/$i"; done
+			for i in $(seq 1 2 $n); do echo "rm /fill/$i"; done
+		} >"$BP_TMPDIR/cmds"
+		debugfs -w -f "$BP_TMPDIR/cmds" "$img" >/dev/null 2>&1 || bp_fail "$k: debugfs fill"
+		e2fsck -fy "$img" >/dev/null 2>&1 || true	# debugfs does not charge quota
+	fi
+	echo "$img"
+}
+
+QRA="" QRB=""
+for i in $(seq 0 11); do
+	QRA="$QRA${QRA:+,}$((i * 65536))+4096/$((i * 2000 + 1000))"
+	QRB="$QRB${QRB:+,}$((i * 8192))+4096/$((i * 2000 + 2000))"
+done
 declare -A BASE TRACE
 for k in "${KINDS[@]}"; do
-	if [ "${k#*:}" = aged ]; then BASE[$k]=$(bp_fixture --aged "${k%:*}"); else BASE[$k]=$(bp_fixture "$k"); fi
-	TRACE[$k]=$BP_TMPDIR/$k.trace
-	rl_mktrace "${BASE[$k]}" "${TRACE[$k]}" "${RL_BOOT_FILES[@]}"
+	BASE[$k]=$(mkbase "$k")
+	TRACE[$k]=$BP_TMPDIR/${k//:/-}.trace
+	if [[ $k = *:quota* ]]; then
+		# Two files read alternately get a new extent leaf: quota usage changes.
+		rl_mktrace "${BASE[$k]}" "${TRACE[$k]}" "/usr/lib/systemd/libsystemd-shared-252.so@$QRA" \
+			"/usr/bin/python3.11@$QRB" /usr/bin/bash /boot/vmlinuz-6.1.0-bootpack
+	elif [[ $k = *:full* ]]; then
+		# Half the free space is left in holes: the boot set of the eviction case.
+		rl_mktrace "${BASE[$k]}" "${TRACE[$k]}" /boot/vmlinuz-6.1.0-bootpack /usr/bin/bash \
+			/etc/fstab /usr/lib/x86_64-linux-gnu/libbp2.so.1
+	else
+		rl_mktrace "${BASE[$k]}" "${TRACE[$k]}" "${RL_BOOT_FILES[@]}"
+	fi
 	bp_fsck_clean "${BASE[$k]}"
 done
 
@@ -64,7 +125,9 @@ fsck_inodes() {	# fsck_inodes IMG: inode numbers e2fsck -fn names
 hash_files() {	# hash_files IMG OUT: "sha256  /path" of what debugfs can dump
 	local d
 	d=$(mktemp -d "$BP_TMPDIR/rdump.XXXXXX")
-	timeout 120 debugfs -R "rdump / $d" "$1" >/dev/null 2>&1 || true
+	# a mutated inode can claim terabytes: no file dumped beyond 1 GiB (the
+	# fixtures' largest is a few MiB), or a tmpfs TMPDIR fills the memory
+	(ulimit -f 1048576; timeout 120 debugfs -R "rdump / $d" "$1") >/dev/null 2>&1 || true
 	(cd "$d" && find . -type f -print0 | sort -z | xargs -0r sha256sum | sed 's|  \./|  /|') >"$2"
 	rm -rf "$d"
 }
@@ -100,7 +163,7 @@ while :; do
 	h0=$(rl_sum "$work")
 
 	rc=0
-	timeout 300 "$BOOTPACK" relayout --no-undo --trace "${TRACE[$kind]}" "$work" \
+	timeout "$FUZZ_TIMEOUT" "$BOOTPACK" relayout --no-undo --trace "${TRACE[$kind]}" "$work" \
 		>"$BP_TMPDIR/rl.out" 2>"$BP_TMPDIR/rl.err" || rc=$?
 	exits[$rc]=$((${exits[$rc]:-0} + 1))
 	h1=$(rl_sum "$work")
@@ -144,11 +207,14 @@ while :; do
 		refused=$((refused + 1))
 		[ "$h0" = "$h1" ] || fail "refused (exit $rc) but the image changed"
 		;;
+	124)
+		fail "timeout: relayout ran longer than ${FUZZ_TIMEOUT} s"
+		;;
 	*)
 		fail "exit $rc: $(tail -2 "$BP_TMPDIR/rl.err" | tr '\n' '|')"
 		;;
 	esac
-	echo "$n $kind seed=$seed exit=$rc $([ "$h0" = "$h1" ] && echo unchanged || echo written) $(tr '\n' ';' <"$BP_TMPDIR/mut")" >>"$FUZZ_DIR/executions.log"
+	echo "$n $kind seed=$seed exit=$rc $([ "$h0" = "$h1" ] && echo unchanged || echo written) $(tr '\n' ';' <"$BP_TMPDIR/mut") $(grep -o "evicted: *[0-9]* blocks" "$BP_TMPDIR/rl.out" | tr -s " ")$([ "$rc" = 0 ] || head -c 300 "$BP_TMPDIR/rl.err" | tr '\n' ' ')" >>"$FUZZ_DIR/executions.log"
 	n=$((n + 1))
 	if [ $((n % 50)) = 0 ]; then
 		echo "# $n executions in $(($(date +%s) - t_start)) s: $refused refused, $succeeded succeeded ($wrote wrote, $nothing nothing to do), $failed failed" | tee -a "$log"

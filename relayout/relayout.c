@@ -352,6 +352,7 @@ static errcode_t run_locked(const struct bp_relayout_opts *o, const struct bp_de
 			    struct bp_relayout_report *rep, struct bp_err *err)
 {
 	struct rl_stream s;
+	struct rl_quota *quota = NULL;
 	ext2_filsys fs = NULL;
 	io_manager io = o->io ? o->io : unix_io_manager;
 	double t0;
@@ -369,6 +370,12 @@ static errcode_t run_locked(const struct bp_relayout_opts *o, const struct bp_de
 		return bp_err_set(err, rc, "%s: canceled before anything was written", o->device);
 	if (rc)
 		return rc;
+	rc = rl_quota_prepare(fs, o->device, NULL, err);	/* a dry run refuses it too */
+	if (rc) {
+		rl_stream_free(&s);
+		ext2fs_free(fs);
+		return rc;
+	}
 	if (o->cancel && *o->cancel) {
 		rl_stream_free(&s);
 		ext2fs_free(fs);
@@ -430,6 +437,13 @@ static errcode_t run_locked(const struct bp_relayout_opts *o, const struct bp_de
 		ext2fs_free(fs);
 		goto fail_unwritten;
 	}
+	/* Each id's usage before anything moves (refuses an id without an entry). */
+	rc = rl_quota_prepare(fs, o->device, &quota, err);
+	if (rc) {
+		rl_stream_free(&s);
+		ext2fs_free(fs);
+		goto fail_unwritten;
+	}
 	t0 = now();
 	rc = apply_plan(fs, &s, o, rep, err);
 	if (!rc)
@@ -458,6 +472,9 @@ static errcode_t run_locked(const struct bp_relayout_opts *o, const struct bp_de
 	}
 	if (!rc)
 		rc = loop_attached_during_run(lk, err);
+	if (!rc)
+		rc = rl_quota_update(fs, quota, o->device, err);
+	rl_quota_free(quota);
 	if (rc) {
 		/* Leave ERROR_FS set: the next e2fsck does a full check (and preens leaks). */
 		ext2fs_free(fs);

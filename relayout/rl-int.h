@@ -250,6 +250,21 @@ void rl_readwatch_start(ext2_filsys fs, struct rl_readwatch *w);
 errcode_t rl_readwatch_check(ext2_filsys fs, const struct rl_readwatch *w, const char *device,
 			     struct bp_err *err);
 
+/*
+ * quota.c: quota usage follows the i_blocks relayout changes. prepare (no
+ * writes; *ret NULL without the quota feature, or ret NULL to check only)
+ * sums each id's bytes and finds its entry, refusing an id without one;
+ * update, after the last commit and before rl_finish, sums again and
+ * rewrites dqb_curspace of the ids whose usage changed.
+ */
+#define RL_QUOTA_TYPES 3	/* user, group, project */
+struct rl_quota;
+errcode_t rl_quota_prepare(ext2_filsys fs, const char *device, struct rl_quota **ret,
+			   struct bp_err *err);
+errcode_t rl_quota_update(ext2_filsys fs, struct rl_quota *q, const char *device,
+			  struct bp_err *err);
+void rl_quota_free(struct rl_quota *q);
+
 /* undo.c */
 errcode_t rl_undo_setup(const char *undo_file, io_manager backing, io_manager *ret,
 			struct bp_err *err);
