@@ -64,19 +64,13 @@ static void mark_inode_blocks(ext2_filsys fs, ext2_ino_t ino, ext2fs_block_bitma
 static errcode_t build_immovable(ext2_filsys fs, ext2fs_block_bitmap *ret)
 {
 	ext2fs_block_bitmap m;
-	dgrp_t g;
 	ext2_ino_t ino;
 	errcode_t rc;
 
-	rc = ext2fs_allocate_block_bitmap(fs, "bootpack immovable blocks", &m);
+	/* The fixed group metadata (fixed.c), then the rest. */
+	rc = rl_fixed_build(fs, &m);
 	if (rc)
 		return rc;
-	for (g = 0; g < fs->group_desc_count; g++) {
-		ext2fs_reserve_super_and_bgd(fs, g, m);
-		mark_range(m, ext2fs_inode_table_loc(fs, g), fs->inode_blocks_per_group);
-		mark_range(m, ext2fs_block_bitmap_loc(fs, g), 1);
-		mark_range(m, ext2fs_inode_bitmap_loc(fs, g), 1);
-	}
 	if (ext2fs_has_feature_mmp(fs->super) && fs->super->s_mmp_block)
 		mark_range(m, fs->super->s_mmp_block, 1);
 	for (ino = 1; ino < EXT2_FIRST_INODE(fs->super); ino++)
