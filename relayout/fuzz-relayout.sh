@@ -63,16 +63,7 @@ mkbase() {
 		e2fsck -fy "$img" >/dev/null 2>&1 || true
 	fi
 	if [[ $k = *:full* ]]; then
-		free=$(dumpe2fs -h "$img" 2>/dev/null | awk -F': *' '/^Free blocks/ {print $2}')
-		bs=$(dumpe2fs -h "$img" 2>/dev/null | awk -F': *' '/^Block size/ {print $2}')
-		head -c $((32 * bs)) /dev/zero | tr '\0' 'x' >"$BP_TMPDIR/chunk"
-		n=$((free / 32 - 2))
-		{
-			echo "mkdir /fill"
-			for i in $(seq 1 $n); do echo "write $BP_TMPDIR/chunk /fill/$i"; done
-			for i in $(seq 1 2 $n); do echo "rm /fill/$i"; done
-		} >"$BP_TMPDIR/cmds"
-		debugfs -w -f "$BP_TMPDIR/cmds" "$img" >/dev/null 2>&1 || bp_fail "$k: debugfs fill"
+		rl_fill_holes "$img" || bp_fail "$k: debugfs fill"
 		e2fsck -fy "$img" >/dev/null 2>&1 || true	# debugfs does not charge quota
 	fi
 	echo "$img"

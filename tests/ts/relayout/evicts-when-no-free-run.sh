@@ -10,16 +10,7 @@
 bp_require_cmd debugfs dumpe2fs blkid e2undo
 for kind in ext4 ext3 "--aged ext4-1k"; do
 	img=$(bp_fixture $kind)
-	free=$(dumpe2fs -h "$img" 2>/dev/null | awk -F': *' '/^Free blocks/ {print $2}')
-	bs=$(dumpe2fs -h "$img" 2>/dev/null | awk -F': *' '/^Block size/ {print $2}')
-	head -c $((32 * bs)) /dev/zero | tr '\0' 'x' >"$BP_TMPDIR/chunk"
-	n=$((free / 32 - 2))
-	{
-		echo "mkdir /fill"
-		for i in $(seq 1 $n); do echo "write $BP_TMPDIR/chunk /fill/$i"; done
-		for i in $(seq 1 2 $n); do echo "rm /fill/$i"; done
-	} >"$BP_TMPDIR/cmds"
-	debugfs -w -f "$BP_TMPDIR/cmds" "$img" >/dev/null 2>&1 || bp_fail "debugfs fill"
+	rl_fill_holes "$img" || bp_fail "debugfs fill"
 	rl_mktrace "$img" "$BP_TMPDIR/t" /boot/vmlinuz-6.1.0-bootpack /usr/bin/bash /etc/fstab \
 		/usr/lib/x86_64-linux-gnu/libbp2.so.1
 	bp_hash_files "$img" >"$BP_TMPDIR/h0"

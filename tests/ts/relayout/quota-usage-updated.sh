@@ -22,7 +22,7 @@ bp_require_cmd debugfs dumpe2fs e2fsck mke2fs e2undo
 # so i_blocks counts filesystem blocks) and /lib/b (uid 1002) contiguous. "fill": the rest of the space cut into 32-block
 # holes, owned by uid 3000 (no free run fits the boot set).
 mkimg() {
-	local img=$1 bs=4096 i n free
+	local img=$1 bs=4096 i
 	MKE2FS_CONFIG=$top_srcdir/fixtures/mke2fs.conf mke2fs -q -F -t ext4 -b $bs \
 		-O quota,project,orphan_file -E quotatype=usrquota:grpquota:prjquota \
 		"$img" 32M >/dev/null 2>&1 || bp_fail "mke2fs -O quota,project,orphan_file"
@@ -51,16 +51,7 @@ mkimg() {
 	} >"$BP_TMPDIR/cmds"
 	debugfs -w -f "$BP_TMPDIR/cmds" "$img" >/dev/null 2>&1 || bp_fail "debugfs populate"
 	if [ "${2:-}" = fill ]; then
-		free=$(dumpe2fs -h "$img" 2>/dev/null | awk -F': *' '/^Free blocks/ {print $2}')
-		head -c $((32 * bs)) /dev/zero | tr '\0' 'x' >"$BP_TMPDIR/chunk"
-		n=$((free / 32 - 2))
-		{
-			echo "mkdir /fill"
-			for i in $(seq 1 $n); do echo "write $BP_TMPDIR/chunk /fill/$i"; done
-			for i in $(seq 1 2 $n); do echo "rm /fill/$i"; done
-			for i in $(seq 2 2 $n); do echo "sif /fill/$i uid 3000"; done
-		} >"$BP_TMPDIR/cmds"
-		debugfs -w -f "$BP_TMPDIR/cmds" "$img" >/dev/null 2>&1 || bp_fail "debugfs fill"
+		rl_fill_holes "$img" "sif %s uid 3000" || bp_fail "debugfs fill"
 	fi
 	# debugfs does not charge quota: e2fsck writes the usage, then it is clean.
 	e2fsck -fy "$img" >/dev/null 2>&1 || true

@@ -97,16 +97,7 @@ for kind in "ext3 -t ext3 -b 4096 -g 2048" "ext4-no-flex_bg -t ext4 -O ^flex_bg 
 
 	# No free run, even stepping over metadata: free space in 32-block holes.
 	mkimg "$img" 192M "$@"
-	bs=$(dumpe2fs -h "$img" 2>/dev/null | awk -F': *' '/^Block size/ {print $2}')
-	free=$(dumpe2fs -h "$img" 2>/dev/null | awk -F': *' '/^Free blocks/ {print $2}')
-	head -c $((32 * bs)) /dev/zero | tr '\0' 'x' >"$BP_TMPDIR/chunk"
-	n=$((free / 32 - 2))
-	{
-		echo "mkdir /fill"
-		for i in $(seq 1 $n); do echo "write $BP_TMPDIR/chunk /fill/$i"; done
-		for i in $(seq 1 2 $n); do echo "rm /fill/$i"; done
-	} >"$BP_TMPDIR/cmds"
-	debugfs -w -f "$BP_TMPDIR/cmds" "$img" >/dev/null 2>&1 || bp_fail "debugfs fill"
+	rl_fill_holes "$img" || bp_fail "debugfs fill"
 	check "$img" "$what, evicting"
 	rm -f "$img"
 done

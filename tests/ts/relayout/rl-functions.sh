@@ -41,6 +41,27 @@ RL_BOOT_FILES=(
 	/etc/ld.so.cache
 )
 
+# rl_fill_holes IMG [CMD]: fill IMG's free space with files of 32 blocks
+# (debugfs) and delete every other one: the free space is then holes of 32
+# blocks and no longer run, so relayout must evict. CMD, a debugfs command
+# with %s for the path (e.g. "sif %s uid 3000"), runs on each file kept.
+rl_fill_holes() {
+	local img=$1 each=${2:-} bs free n i
+	bs=$(dumpe2fs -h "$img" 2>/dev/null | awk -F': *' '/^Block size/ {print $2}')
+	free=$(dumpe2fs -h "$img" 2>/dev/null | awk -F': *' '/^Free blocks/ {print $2}')
+	head -c $((32 * bs)) /dev/zero | tr '\0' 'x' >"$BP_TMPDIR/chunk"
+	n=$((free / 32 - 2))
+	{
+		echo "mkdir /fill"
+		for i in $(seq 1 $n); do echo "write $BP_TMPDIR/chunk /fill/$i"; done
+		for i in $(seq 1 2 $n); do echo "rm /fill/$i"; done
+		if [ -n "$each" ]; then
+			for i in $(seq 2 2 $n); do printf "$each\n" "/fill/$i"; done
+		fi
+	} >"$BP_TMPDIR/fill.cmds"
+	debugfs -w -f "$BP_TMPDIR/fill.cmds" "$img" >/dev/null 2>&1
+}
+
 # rl_verify_json IMG TRACE KEY: print one number from bootpack verify --json.
 rl_verify_json() {
 	"$BOOTPACK" verify --json --trace "$2" "$1" | awk -v k="\"$3\":" '$1 == k {gsub(/,/, "", $2); print $2}'
