@@ -14,6 +14,7 @@
 
 #include <ext2fs/ext2fs.h>
 
+#include "fspath.h"
 #include "rl-int.h"
 #include "rl-pieces.h"
 
@@ -180,6 +181,7 @@ errcode_t rl_add_traced_dirs(struct rl_stream *s, struct pieces *p, const struct
  */
 errcode_t rl_add_first(struct rl_stream *s, struct pieces *p, const struct rl_build *b)
 {
+	char canon[BP_TRACE_PATH_MAX + 1];
 	struct ext2_inode inode;
 	ext2_ino_t ino;
 	uint32_t idx;
@@ -191,7 +193,8 @@ errcode_t rl_add_first(struct rl_stream *s, struct pieces *p, const struct rl_bu
 
 		if (!b->first[i] || !*b->first[i])
 			continue;
-		if (ext2fs_namei_follow(s->fs, EXT2_ROOT_INO, EXT2_ROOT_INO, b->first[i], &ino) ||
+		/* The traced paths' rule (fspath.h), so a --first path names the same file. */
+		if (bp_fs_path_resolve(s->fs, b->first[i], canon, sizeof(canon), &ino) ||
 		    rl_item_find(s, ino) >= 0 || ext2fs_read_inode(s->fs, ino, &inode))
 			continue;
 		dir = LINUX_S_ISDIR(inode.i_mode);
