@@ -21,21 +21,27 @@ static void mark_range(ext2fs_block_bitmap m, blk64_t b, blk64_t n)
 		ext2fs_mark_block_bitmap_range2(m, b, (unsigned int)n);
 }
 
-errcode_t rl_fixed_build(ext2_filsys fs, ext2fs_block_bitmap *ret)
+void rl_fixed_mark(ext2_filsys fs, ext2fs_block_bitmap m)
 {
-	ext2fs_block_bitmap m;
 	dgrp_t g;
-	errcode_t rc;
 
-	rc = ext2fs_allocate_block_bitmap(fs, "bootpack fixed metadata", &m);
-	if (rc)
-		return rc;
 	for (g = 0; g < fs->group_desc_count; g++) {
 		ext2fs_reserve_super_and_bgd(fs, g, m);
 		mark_range(m, ext2fs_inode_table_loc(fs, g), fs->inode_blocks_per_group);
 		mark_range(m, ext2fs_block_bitmap_loc(fs, g), 1);
 		mark_range(m, ext2fs_inode_bitmap_loc(fs, g), 1);
 	}
+}
+
+errcode_t rl_fixed_build(ext2_filsys fs, ext2fs_block_bitmap *ret)
+{
+	ext2fs_block_bitmap m;
+	errcode_t rc;
+
+	rc = ext2fs_allocate_block_bitmap(fs, "bootpack fixed metadata", &m);
+	if (rc)
+		return rc;
+	rl_fixed_mark(fs, m);
 	*ret = m;
 	return 0;
 }

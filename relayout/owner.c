@@ -347,14 +347,8 @@ static void build_meta(struct owalk *w)
 	ext2_filsys fs = w->fs;
 	ext2fs_block_bitmap m = w->ow->meta;
 	blk64_t b = w->first, s, e, x;
-	dgrp_t g;
 
-	for (g = 0; g < fs->group_desc_count; g++) {
-		ext2fs_reserve_super_and_bgd(fs, g, m);
-		mark_meta(m, ext2fs_inode_table_loc(fs, g), fs->inode_blocks_per_group);
-		mark_meta(m, ext2fs_block_bitmap_loc(fs, g), 1);
-		mark_meta(m, ext2fs_inode_bitmap_loc(fs, g), 1);
-	}
+	rl_fixed_mark(fs, m);
 	if (ext2fs_has_feature_mmp(fs->super) && in_fs(w, fs->super->s_mmp_block, 1))
 		mark_meta(m, fs->super->s_mmp_block, 1);
 	/* reserve_super_and_bgd marks block 0 of 1 KiB filesystems too: not ours. */

@@ -208,6 +208,8 @@ errcode_t rl_epoch(ext2_filsys fs, struct rl_stream *s, const struct bp_relayout
 		   blk64_t keep_hi);
 
 /* fixed.c: fixed group metadata (superblock backups, GDT, bitmaps, inode tables) */
+/* Mark the fixed group metadata in m (a bitmap of fs). */
+void rl_fixed_mark(ext2_filsys fs, ext2fs_block_bitmap m);
 errcode_t rl_fixed_build(ext2_filsys fs, ext2fs_block_bitmap *ret);
 /* First block >= b that is not fixed metadata (end if none before end). */
 blk64_t rl_fixed_skip(ext2fs_block_bitmap fixed, blk64_t b, blk64_t end);
