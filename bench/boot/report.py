@@ -17,6 +17,8 @@ Sources of each figure (see README.md):
                              serving requests): union of [start, start+service]
                              of requests that started before done
 """
+import bisect
+import collections
 import json
 import os
 import re
@@ -150,7 +152,120 @@ def block_trace(lines, done_s, done_count=None):
         "sizes": sizes,
         "reader_sizes": rsizes,
         "by_process": dict(sorted(per.items(), key=lambda kv: -kv[1]["requests"])),
+        "_before": before,
     }
+
+
+def load_kinds(path):
+    """IMAGE.kinds (bp-blockkind): sorted runs (start_byte, end_byte, kind)."""
+    runs, bs = [], 4096
+    if not path or not os.path.exists(path):
+        return None
+    with open(path) as f:
+        for line in f:
+            p = line.split()
+            if p[0] == "blocksize":
+                bs = int(p[1])
+            elif len(p) == 3:
+                runs.append((int(p[0]) * bs, (int(p[0]) + int(p[1])) * bs, p[2]))
+    return runs
+
+
+def load_packed(path):
+    """IMAGE.pack.json (bootpack dump --json of the image's pack): the byte
+    ranges of the disk the pack reads (metadata and file entries), merged."""
+    if not path or not os.path.exists(path):
+        return None
+    d = json.load(open(path))
+    iv = [(m["offset"], m["offset"] + m["length"]) for m in d.get("meta", [])]
+    iv += [(e["phys"], e["phys"] + e["length"]) for e in d.get("entries", [])]
+    out = []
+    for a, b in sorted(iv):
+        if out and a <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return out
+
+
+def uncovered(a, b, packed):
+    """[a, b) minus the packed ranges: a list of pieces."""
+    if not packed:
+        return [(a, b)]
+    i = bisect.bisect_right(packed, [a, float("inf")]) - 1
+    i = max(i, 0)
+    out, pos = [], a
+    while i < len(packed) and packed[i][0] < b:
+        s, e = packed[i]
+        if e > pos:
+            if s > pos:
+                out.append((pos, min(s, b)))
+            pos = max(pos, e)
+        i += 1
+    if pos < b:
+        out.append((pos, b))
+    return out
+
+
+def kind_of(pieces, kinds):
+    """The kind holding most bytes of pieces (free: not a block of any file)."""
+    if not kinds:
+        return "unknown"
+    starts = [k[0] for k in kinds]
+    tally = {}
+    for a, b in pieces:
+        i = max(bisect.bisect_right(starts, a) - 1, 0)
+        pos = a
+        while pos < b:
+            if i < len(kinds) and kinds[i][0] <= pos < kinds[i][1]:
+                e = min(b, kinds[i][1])
+                tally[kinds[i][2]] = tally.get(kinds[i][2], 0) + e - pos
+                pos = e
+                i += 1
+            else:
+                nxt = kinds[i][0] if i < len(kinds) and kinds[i][0] > pos else b
+                e = min(b, nxt)
+                tally["free"] = tally.get("free", 0) + e - pos
+                pos = e
+                if i < len(kinds) and kinds[i][1] <= pos:
+                    i += 1
+    return max(tally, key=tally.get) if tally else "unknown"
+
+
+def read_classes(reads, reqs, kinds, packed):
+    """The boot's reads before done, each once: by the reader, by boot
+    processes for packed data, and by boot processes for data the pack does
+    not hold (misses), the misses by kind. Disk time from the filter's log,
+    each guest request matched to the filter's by offset and length in order."""
+    svc = {}
+    for q in reqs:
+        if q[3] in "Rr":
+            svc.setdefault((q[1], q[2]), collections.deque()).append(q[4] / 1e6)
+    out = {"reader": {"requests": 0, "bytes": 0, "busy_s": 0.0},
+           "packed": {"requests": 0, "bytes": 0, "busy_s": 0.0},
+           "misses": {"requests": 0, "bytes": 0, "busy_s": 0.0, "by_kind": {}},
+           "pack_known": packed is not None, "kinds_known": kinds is not None}
+    for ts, dev, rwbs, sector, nr, comm in reads:
+        a, n = sector * 512, nr * 512
+        dq = svc.get((a, n))
+        t = dq.popleft() if dq else 0.0
+        if comm in READER_COMMS or comm.startswith("iou-wrk-"):
+            c = out["reader"]
+        else:
+            rest = uncovered(a, a + n, packed)
+            if packed is not None and not rest:
+                c = out["packed"]
+            else:
+                m = out["misses"]
+                c = m["by_kind"].setdefault(kind_of(rest, kinds),
+                                            {"requests": 0, "bytes": 0, "busy_s": 0.0})
+                m["requests"] += 1
+                m["bytes"] += n
+                m["busy_s"] += t
+        c["requests"] += 1
+        c["bytes"] += n
+        c["busy_s"] += t
+    return out
 
 
 def disk_log(path):
@@ -244,6 +359,9 @@ def boot(d):
     # the filter's by (offset, length) (QEMU's own probes of sector 0 come
     # first in the filter's log), offset = median of arrival - issue
     reqs = disk_log(os.path.join(d, "disk.log"))
+    img = env.get("image", "")
+    r["reads"] = read_classes(bt.pop("_before", []), reqs, load_kinds(img + ".kinds"),
+                              load_packed(img + ".pack.json"))
     timed = [q for q in reqs if q[0] is not None]
     off_us = align(timed, bt.get("reads_issued", []))
     if timed and off_us is not None:
@@ -319,6 +437,67 @@ def med(xs):
     return statistics.median(xs) if xs else None
 
 
+KINDS = ("dir", "itable", "xtree", "bitmap", "sb", "journal", "xattr", "data", "free", "unknown")
+
+
+def class_rows(g, scale):
+    """Medians over a group's boots of the read classes (read_classes())."""
+    cl = [b["reads"] for b in g if b.get("reads")]
+    if not cl:
+        return {}
+
+    def m(get):
+        return med([get(c) for c in cl])
+    r = {
+        "pack_known": all(c.get("pack_known") for c in cl),
+        "reader_busy_unscaled_s": m(lambda c: c["reader"]["busy_s"] / scale),
+        "packed_demand_requests": m(lambda c: c["packed"]["requests"]),
+        "packed_demand_busy_unscaled_s": m(lambda c: c["packed"]["busy_s"] / scale),
+        "miss_requests": m(lambda c: c["misses"]["requests"]),
+        "miss_bytes": m(lambda c: c["misses"]["bytes"]),
+        "miss_busy_unscaled_s": m(lambda c: c["misses"]["busy_s"] / scale),
+        "miss_by_kind": {},
+    }
+    for k in KINDS:
+        req = m(lambda c: c["misses"]["by_kind"].get(k, {}).get("requests", 0))
+        busy = m(lambda c: c["misses"]["by_kind"].get(k, {}).get("busy_s", 0.0) / scale)
+        if req:
+            r["miss_by_kind"][k] = {"requests": req, "busy_unscaled_s": busy}
+    return r
+
+
+def class_table(rows, f):
+    """The reads of each boot by class: the reader's, boot processes' reads of
+    packed data, and misses (data the pack does not hold) by kind."""
+    out = ["Reads before done by class (medians; disk time unscaled, from the filter's log): "
+           "reader; boot processes reading data the pack holds; misses = boot processes reading "
+           "data the pack does not hold (all of a strategy's demand reads when it has no pack), "
+           "as a share of the stock boot's requests, and by kind (bp-blockkind: dir, itable = "
+           "inode table, xtree = extent/indirect blocks, bitmap, sb = superblock/descriptors, "
+           "journal, data = file data, free = blocks of no file now). Kind: requests / busy s.",
+           "",
+           "| model | strategy | reader busy s | packed demand req. (busy s) | misses req. | "
+           "misses MB | misses busy s | misses / stock req. | " + " | ".join(KINDS[:-1]) + " |",
+           "|---|---|---|---|---|---|---|---|" + "---|" * (len(KINDS) - 1)]
+    for r in rows:
+        if "miss_requests" not in r:
+            continue
+        share = (r["miss_requests"] / r["stock_requests"] * 100
+                 if r.get("stock_requests") and r["miss_requests"] is not None else None)
+        kinds = []
+        for k in KINDS[:-1]:
+            v = r["miss_by_kind"].get(k)
+            kinds.append("%d / %.2f" % (v["requests"], v["busy_unscaled_s"] or 0) if v else "–")
+        out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["model"], r["strategy"], f(r["reader_busy_unscaled_s"]),
+            ("%s (%s)" % (f(r["packed_demand_requests"], "%d"),
+                          f(r["packed_demand_busy_unscaled_s"])) if r["pack_known"] else "–"),
+            f(r["miss_requests"], "%d"), f((r["miss_bytes"] or 0) / 1e6, "%.1f"),
+            f(r["miss_busy_unscaled_s"]), f(share, "%.1f %%"), " | ".join(kinds)))
+    out.append("")
+    return out
+
+
 def table(rundir):
     boots = []
     for root, dirs, files in os.walk(rundir, followlinks=True):
@@ -382,7 +561,9 @@ def table(rundir):
                 "busy_read_unscaled_s": busy_r / scale if busy_r is not None and scale else None,
                 "busy_read_over_t_phys": busy_r / t_phys if busy_r is not None and t_phys else None,
                 "guest_calib_s": med([b.get("guest_calib_s") for b in g]),
+                "stock_requests": med([b.get("requests") for b in stock]),
             })
+            rows[-1].update(class_rows(g, scale))
     out = {"rundir": rundir, "rows": rows}
     env = os.path.join(rundir, "run.env")
     if os.path.exists(env):
@@ -426,6 +607,7 @@ def table(rundir):
             f(r["demand_requests"], "%d"), f(r["reader_requests"], "%d"),
             f(r["t_phys_s"]), f(r["busy_over_t_phys"]), f(r["busy_read_over_t_phys"])))
     lines.append("")
+    lines += class_table(rows, f)
     md = "\n".join(lines) + "\n"
     open(os.path.join(rundir, "results.md"), "w").write(md)
     sys.stdout.write(md)
