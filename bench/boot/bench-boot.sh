@@ -13,6 +13,8 @@
 #   bench-boot.sh prepare STRATEGY            strategy image from the aged one
 #   bench-boot.sh boot [options]              one boot, figures in --out DIR
 #   bench-boot.sh run                         everything: MODELS x STRATEGIES x BOOTS
+#                                             (SCENARIO=drift: on the drifted images)
+#   bench-boot.sh drift STRATEGY...           the drifted image of each strategy
 #   bench-boot.sh report RUNDIR               tables of a run
 #   bench-boot.sh model [RESULTS.json]        bootpack bench's ranking of the
 #                                             strategies against a run's (default:
@@ -22,7 +24,12 @@
 # bootpack build tree, default the source tree), MODELS, STRATEGIES, BOOTS,
 # SCALE (raw|tcg|a number; default tcg), SEED, FILTER (path of the delay
 # filter .so; none: no delay), TRACE_RA_KB (read_ahead_kb of the traced
-# boot, default 0).
+# boot, default 0), SCENARIO (first: every boot is the traced boot's
+# sequel on the same bytes; drift: the boots after it, see do_drift),
+# DRIFT_BOOTS (persistent boots before the measured ones, default 2),
+# DRIFT_PKGS (packages reinstalled between them), DRIFT_REFRESH (1: the
+# bootpack strategies' packs refreshed from a traced boot of the drifted
+# image merged into the first trace, as the loop does; 0: the first pack).
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -44,11 +51,36 @@ HASH_SEED=b0075ac0-b007-4008-8000-0000000000ff
 TRACE_EVENTS=filemap:mm_filemap_add_to_page_cache,filemap:mm_filemap_get_pages,filemap:mm_filemap_map_pages,filemap:mm_filemap_fault,block:block_rq_issue,block:block_rq_complete
 BLOCK_EVENTS=${BLOCK_EVENTS:-block:block_rq_insert,block:block_rq_issue,block:block_rq_complete}
 QEMU_TIMEOUT=${QEMU_TIMEOUT:-1800}
+SCENARIO=${SCENARIO:-first}
+DRIFT_BOOTS=${DRIFT_BOOTS:-2}
+DRIFT_PKGS=${DRIFT_PKGS:-"rsyslog cron"}
+DRIFT_REFRESH=${DRIFT_REFRESH:-1}
 CALIB_ITERS=20000000
 
 log() { echo "bench-boot: $*" >&2; }
 die() { echo "bench-boot: error: $*" >&2; exit 1; }
-need_root() { [ "$(id -u)" = 0 ] || die "run as root (debootstrap, loop devices, mounts)"; }
+# root, and the host tools of the bench: installed from Debian's archive on a
+# fresh machine (BENCH_NO_INSTALL=1: only say what is missing)
+need_root() {
+	[ "$(id -u)" = 0 ] || die "run as root (debootstrap, loop devices, mounts)"
+	[ -n "${BENCH_TOOLS_OK:-}" ] && return 0
+	local t p missing=()
+	for t in debootstrap:debootstrap qemu-system-x86_64:qemu-system-x86 nbdkit:nbdkit \
+		 busybox:busybox-static cpio:cpio depmod:kmod bc:bc file:file debugfs:e2fsprogs \
+		 strip:binutils python3:python3; do
+		command -v "${t%%:*}" >/dev/null 2>&1 || [ -x "/sbin/${t%%:*}" ] || [ -x "/bin/${t%%:*}" ] ||
+			missing+=("${t#*:}")
+	done
+	[ -f /usr/include/nbdkit-filter.h ] || missing+=(nbdkit-plugin-dev)
+	if [ ${#missing[@]} -gt 0 ]; then
+		[ "${BENCH_NO_INSTALL:-0}" = 1 ] && die "missing: ${missing[*]} (apt-get install them)"
+		log "installing ${missing[*]}"
+		apt-get update -qq >/dev/null 2>&1 || true
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			"${missing[@]}" >/dev/null || die "apt-get install ${missing[*]} failed"
+	fi
+	BENCH_TOOLS_OK=1
+}
 
 # ---------------------------------------------------------------- kernel
 kver() { ls "$BB/kernel/root/lib/modules" 2>/dev/null | head -n1; }
@@ -223,6 +255,7 @@ fragreport() {
 do_boot() {
 	need_root
 	local img= out= model=none scale=1 init=/sbin/init trace=0 extra= ev initrd=$BB/initramfs.cpio.gz
+	local cow=--filter=cow
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--image) img=$2; shift ;;
@@ -232,6 +265,7 @@ do_boot() {
 		--scale) scale=$2; shift ;;
 		--init) init=$2; shift ;;
 		--trace) trace=1 ;;
+		--persist) cow= ;;	# the boot's writes stay in the image
 		--cmdline) extra=$2; shift ;;
 		*) die "boot: unknown option $1" ;;
 		esac
@@ -275,7 +309,7 @@ do_boot() {
 	# was, every boot of it starts from the same bytes
 	local t0 t1
 	t0=$(date +%s.%N)
-	nice -n 5 nbdkit -U - "${filt[@]}" --filter=cow file file="$img" "${fargs[@]}" \
+	nice -n 5 nbdkit -U - "${filt[@]}" $cow file file="$img" "${fargs[@]}" \
 		--run "timeout $QEMU_TIMEOUT qemu-system-x86_64 -accel tcg -smp 1 -m $MEM -nodefaults \
 			-display none -no-reboot -kernel $BB/vmlinuz -initrd $initrd \
 			-append '$cmdline' \
@@ -368,14 +402,14 @@ do_traced() {	# [KB]
 
 # import_traced DIR WHAT: the guest's text trace of the boot in DIR -> DIR/boot.trace
 import_traced() {
-	local d=$1
+	local d=$1 dev=${3:-$BB/aged.img}
 	/usr/bin/python3 "$HERE/report.py" text-trace "$d/results.log" > "$d/trace.txt"
-	"$BUILD/bootpack" trace --import "$d/trace.txt" --device "$BB/aged.img" -o "$d/boot.trace.tmp" \
+	"$BUILD/bootpack" trace --import "$d/trace.txt" --device "$dev" -o "$d/boot.trace.tmp" \
 		> "$d/import.log" 2>&1 || { cat "$d/import.log"; die "bootpack trace --import failed"; }
 	mv "$d/boot.trace.tmp" "$d/boot.trace"
 	/usr/bin/python3 "$HERE/report.py" lists "$d/boot.trace" "$d/readahead.list"
 	{ echo "# bootpack verify (the boot traced with $2 on the aged image)"
-	  "$BUILD/bootpack" verify --trace "$d/boot.trace" "$BB/aged.img" 2>&1; } >> "$BB/aged.frag.txt"
+	  "$BUILD/bootpack" verify --trace "$d/boot.trace" "$dev" 2>&1; } >> "$BB/aged.frag.txt"
 }
 
 # The bootpack-initrd strategy's trace: the aged image booted with that
@@ -527,6 +561,103 @@ do_prepare() {
 	mv "$img.tmp" "$img"
 }
 
+# ---------------------------------------------------------------- drift
+# The boots after the traced one. A strategy's image as prepared (traced
+# boot 1 of the fresh aged image, relaid out and packed) is booted
+# DRIFT_BOOTS times with the strategy's own start, keeping its writes:
+# boot 1 does the first-boot work, then DRIFT_PKGS are reinstalled (dpkg -i
+# of Debian's .deb in a chroot: new inodes and blocks for the files, as an
+# upgrade gives), boot 2 runs on them, and the logs grow on both. The
+# measured boots (SCENARIO=drift) are boots 3+ of that image, each on the
+# same bytes (cow). With DRIFT_REFRESH=1 the bootpack strategies' packs are
+# refreshed as the loop refreshes them: a boot of the drifted image traced,
+# merged into the first trace, the pack rewritten (no new relayout).
+drift_image() { echo "$BB/drift/$1.img"; }
+
+drift_packages() {	# IMG
+	local img=$1 p
+	mkdir -p "$BB/drift/debs"
+	( cd "$BB/drift/debs" && for p in $DRIFT_PKGS; do
+		ls "$p"_*.deb >/dev/null 2>&1 || apt-get download "$p" >/dev/null 2>&1 ||
+			die "apt-get download $p"
+	done )
+	trap cleanup_mount EXIT
+	LOOP=$(losetup --find --show "$img")
+	MNT=$(mktemp -d "$BB/mnt-drift.XXXXXX")
+	mount -t ext4 "$LOOP" "$MNT"
+	mkdir -p "$MNT/tmp/drift"
+	for p in $DRIFT_PKGS; do cp "$BB/drift/debs/$p"_*.deb "$MNT/tmp/drift/"; done
+	printf '#!/bin/sh\nexit 101\n' > "$MNT/usr/sbin/policy-rc.d"
+	chmod 755 "$MNT/usr/sbin/policy-rc.d"
+	chroot "$MNT" sh -c 'dpkg -i /tmp/drift/*.deb' > "$BB/logs/drift-dpkg.log" 2>&1 ||
+		{ cleanup_mount; die "dpkg -i in the drifted image: $BB/logs/drift-dpkg.log"; }
+	rm -rf "$MNT/tmp/drift" "$MNT/usr/sbin/policy-rc.d"
+	cleanup_mount
+	trap - EXIT
+}
+
+do_drift() {	# STRATEGY
+	need_root
+	local s=$1 src img n d tr
+	src=$(strategy_image "$s")
+	img=$(drift_image "$s")
+	[ -f "$src" ] || do_prepare "$s"
+	if [ -f "$img" ] && [ "$img" -nt "$src" ] && [ "${PREPARE:-0}" != 1 ] &&
+	   [ "$(cat "$img.refresh" 2>/dev/null)" = "$DRIFT_REFRESH" ]; then
+		return 0
+	fi
+	mkdir -p "$BB/drift"
+	rm -f "$img" "$img.kinds" "$img.pack.json" "$img.refresh"
+	log "drift $s: $DRIFT_BOOTS boots kept, $DRIFT_PKGS reinstalled after the first"
+	cp --sparse=always "$src" "$img.tmp"
+	for n in $(seq 1 "$DRIFT_BOOTS"); do
+		d=$BB/drift/$s.boot-$n
+		rm -rf "$d"
+		do_boot --image "$img.tmp" --persist --out "$d" --model none \
+			--init "$(strategy_init "$s")" --initrd "$(strategy_initrd "$s")" \
+			--cmdline "$(strategy_cmdline "$s" hdd-5k160)" || die "drift boot $n of $s failed"
+		# the guest powers off after sync: the journal is replayed here
+		e2fsck -fy "$img.tmp" > "$BB/logs/drift-fsck-$s-$n.log" 2>&1 ||
+			[ $? -lt 4 ] || die "e2fsck after drift boot $n: $BB/logs/drift-fsck-$s-$n.log"
+		if [ "$n" = 1 ]; then drift_packages "$img.tmp"; fi
+	done
+	case $s:$DRIFT_REFRESH in
+	bootpack:1|bootpack-initrd:1)
+		tr=$BB/traced/boot.trace
+		[ "$s" = bootpack-initrd ] && tr=$BB/traced.initrd/boot.trace
+		d=$BB/drift/$s.traced
+		rm -rf "$d"
+		do_boot --image "$img.tmp" --out "$d" --model none --trace \
+			--cmdline "bench.ra_kb=$TRACE_RA_KB" || die "traced boot of the drifted $s image failed"
+		import_traced "$d" "read_ahead_kb=$TRACE_RA_KB, drifted $s image" "$img.tmp"
+		"$BUILD/bootpack" trace --merge "$tr" "$d/boot.trace" -o "$d/merged.trace" \
+			> "$d/merge.log" 2>&1 || { cat "$d/merge.log"; die "trace --merge failed"; }
+		"$BUILD/bootpack" pack --trace "$d/merged.trace" -o "$d/pack" "$img.tmp" \
+			> "$d/pack.log" 2>&1 || { cat "$d/pack.log"; die "pack of the merged trace failed"; }
+		install_into "$img.tmp" "$d/pack" /var/lib/bootpack/pack 0644
+		;;
+	esac
+	e2fsck -fn "$img.tmp" > "$BB/logs/drift-fsck-$s.log" 2>&1 ||
+		die "e2fsck -fn of the drifted $s image: $BB/logs/drift-fsck-$s.log"
+	echo "$DRIFT_REFRESH" > "$img.refresh"
+	mv "$img.tmp" "$img"
+}
+
+# IMG.kinds (bp-blockkind) and IMG.pack.json (the pack inside IMG): what
+# report.py classifies the boot's reads with.
+image_facts() {	# IMG
+	local img=$1 t
+	[ -f "$img.kinds" ] && [ "$img.kinds" -nt "$img" ] && return 0
+	"$BUILD/bench/boot/bp-blockkind" "$img" > "$img.kinds.tmp" || die "bp-blockkind $img"
+	t=$(mktemp "${TMPDIR:-/tmp}/bench-pack.XXXXXX")
+	rm -f "$img.pack.json"
+	if debugfs -R "dump /var/lib/bootpack/pack $t" "$img" >/dev/null 2>&1 && [ -s "$t" ]; then
+		"$BUILD/bootpack" dump --json "$t" > "$img.pack.json" || rm -f "$img.pack.json"
+	fi
+	rm -f "$t"
+	mv "$img.kinds.tmp" "$img.kinds"
+}
+
 # ---------------------------------------------------------------- run
 # Reuse a strategy image unless the aged image, the trace or the bootpack
 # binaries are newer (PREPARE=1 forces a rebuild).
@@ -541,6 +672,11 @@ prepared() {
 		[ -e "$f" ] && [ "$f" -nt "$img" ] && return 1
 	done
 	return 0
+}
+
+# The image a run boots for a strategy: as prepared, or drifted.
+run_image() {
+	if [ "$SCENARIO" = drift ]; then drift_image "$1"; else strategy_image "$1"; fi
 }
 
 do_run() {
@@ -559,14 +695,21 @@ do_run() {
 	for s in $STRATEGIES; do
 		strategy_init "$s" >/dev/null
 		prepared "$s" || do_prepare "$s"
+		if [ "$SCENARIO" = drift ]; then do_drift "$s"; fi
+		image_facts "$(run_image "$s")"
 	done
 	stamp=$(date -u +%Y-%m-%dT%H%MZ)
+	if [ "$SCENARIO" != first ]; then stamp=$stamp-$SCENARIO; fi
 	rundir=${RUNDIR:-$BB/runs/$stamp}
 	mkdir -p "$rundir"
 	{
 		echo "date=$stamp"
 		echo "models=$MODELS"
 		echo "strategies=$STRATEGIES"
+		echo "scenario=$SCENARIO"
+		if [ "$SCENARIO" = drift ]; then
+			echo "drift=boots $DRIFT_BOOTS, reinstalled $DRIFT_PKGS, refresh $DRIFT_REFRESH"
+		fi
 		echo "boots=$BOOTS"
 		echo "scale=$scale"
 		[ -f "$BB/calib.env" ] && sed 's/^/calib_/' "$BB/calib.env"
@@ -578,7 +721,7 @@ do_run() {
 	for b in $(seq 1 "$BOOTS"); do
 		for m in $MODELS; do
 			for s in $STRATEGIES; do
-				img=$(strategy_image "$s")
+				img=$(run_image "$s")
 				do_boot --image "$img" --model "$m" --scale "$scale" --init "$(strategy_init "$s")" \
 					--initrd "$(strategy_initrd "$s")" \
 					--cmdline "$(strategy_cmdline "$s" "$m")" \
@@ -633,6 +776,7 @@ calibrate) do_calibrate ;;
 traced) shift; if [ "${1:-}" = initrd ]; then do_traced_initrd; else do_traced "$@"; fi ;;
 initramfs-bp) do_initramfs_bp ;;
 prepare) shift; for s in "$@"; do do_prepare "$s"; done ;;
+drift) shift; for s in "$@"; do do_drift "$s"; image_facts "$(drift_image "$s")"; done ;;
 kernel) do_kernel ;;
 rootfs) do_rootfs ;;
 initramfs) do_initramfs ;;
