@@ -442,8 +442,8 @@ strategy_init() {
 	sreadahead) echo /sbin/sreadahead-style ;;
 	ureadahead) echo /sbin/ureadahead-style ;;
 	bootpack) echo /sbin/bootpack-read ;;
-	bootpack-initrd) echo /sbin/init ;;
-	*) die "unknown strategy $1 (stock sreadahead ureadahead bootpack bootpack-initrd)" ;;
+	bootpack-initrd|bootpack-service) echo /sbin/init ;;
+	*) die "unknown strategy $1 (stock sreadahead ureadahead bootpack bootpack-initrd bootpack-service)" ;;
 	esac
 }
 
@@ -462,8 +462,8 @@ strategy_initrd() {
 # on flash; the head start is 500 ms on every disk (auto).
 strategy_cmdline() {
 	case $1:$2 in
-	bootpack:hdd-*|bootpack-initrd:hdd-*) echo "bootpack.meta_gap=256k bootpack.head_start_ms=500" ;;
-	bootpack:*|bootpack-initrd:*) echo "bootpack.meta_gap=0 bootpack.head_start_ms=500" ;;
+	bootpack:hdd-*|bootpack-initrd:hdd-*|bootpack-service:hdd-*) echo "bootpack.meta_gap=256k bootpack.head_start_ms=500" ;;
+	bootpack*:*) echo "bootpack.meta_gap=0 bootpack.head_start_ms=500" ;;
 	esac
 }
 
@@ -487,6 +487,19 @@ install_into() {
 		install -o root -g root -m "$3" "$1" "$MNT$2"
 		shift 3
 	done
+	cleanup_mount
+	trap - EXIT
+}
+
+# enable_unit IMG UNIT TARGET.wants: as systemctl enable would (a symlink)
+enable_unit() {
+	local img=$1
+	trap cleanup_mount EXIT
+	LOOP=$(losetup --find --show "$img")
+	MNT=$(mktemp -d "$BB/mnt-unit.XXXXXX")
+	mount -t ext4 "$LOOP" "$MNT"
+	mkdir -p "$MNT/etc/systemd/system/$3"
+	ln -sf "/etc/systemd/system/$2" "$MNT/etc/systemd/system/$3/$2"
 	cleanup_mount
 	trap - EXIT
 }
@@ -547,6 +560,25 @@ do_prepare() {
 		install_into "$img.tmp" "$BB/img/bootpack-read.stripped" /usr/sbin/bootpack-read 0755 \
 			"$BB/img/$s.conf" /etc/bootpack.conf 0644
 		install_into "$img.tmp" /dev/null /var/lib/bootpack/.keep 0644
+		relayout_pack "$img.tmp" "$s" "$BB/traced/boot.trace" \
+			--first /usr/sbin/bootpack-read --first /etc/bootpack.conf --first /var/lib/bootpack
+		;;
+	bootpack-service)
+		# what 'bootpack setup' installs by default: the reader started by
+		# systemd (bootpack-read.service, before sysinit.target, idle I/O
+		# class, nice 19), the package's unit with the reader's path here
+		local rd=${BOOTPACK_READ:-$BUILD/bootpack-read}
+		printf '# bench-boot\nmax_ms = %s\n' "${BP_MAX_MS:-0}" > "$BB/img/$s.conf"
+		strip -o "$BB/img/bootpack-read.stripped" "$rd" || die "strip $rd"
+		sed 's|^ExecStart=[^ ]*bootpack-read|ExecStart=/usr/sbin/bootpack-read|' \
+			"$BUILD/boot/bootpack-read.service" > "$BB/img/$s.service"
+		grep -q '^ExecStart=/usr/sbin/bootpack-read ' "$BB/img/$s.service" ||
+			die "no ExecStart in $BUILD/boot/bootpack-read.service"
+		install_into "$img.tmp" "$BB/img/bootpack-read.stripped" /usr/sbin/bootpack-read 0755 \
+			"$BB/img/$s.conf" /etc/bootpack.conf 0644 \
+			"$BB/img/$s.service" /etc/systemd/system/bootpack-read.service 0644
+		install_into "$img.tmp" /dev/null /var/lib/bootpack/.keep 0644
+		enable_unit "$img.tmp" bootpack-read.service sysinit.target.wants
 		relayout_pack "$img.tmp" "$s" "$BB/traced/boot.trace" \
 			--first /usr/sbin/bootpack-read --first /etc/bootpack.conf --first /var/lib/bootpack
 		;;
@@ -622,7 +654,7 @@ do_drift() {	# STRATEGY
 		if [ "$n" = 1 ]; then drift_packages "$img.tmp"; fi
 	done
 	case $s:$DRIFT_REFRESH in
-	bootpack:1|bootpack-initrd:1)
+	bootpack:1|bootpack-initrd:1|bootpack-service:1)
 		tr=$BB/traced/boot.trace
 		[ "$s" = bootpack-initrd ] && tr=$BB/traced.initrd/boot.trace
 		d=$BB/drift/$s.traced

@@ -514,7 +514,7 @@ def table(rundir):
     groups = {}
     for b in boots:
         groups.setdefault((b["model"], b["strategy"]), []).append(b)
-    order_s = ["stock", "sreadahead", "ureadahead", "bootpack", "bootpack-initrd"]
+    order_s = ["stock", "sreadahead", "ureadahead", "bootpack", "bootpack-service", "bootpack-initrd"]
     models = sorted({m for m, _ in groups}, key=lambda m: list(SEQ_RATE).index(m) if m in SEQ_RATE else 9)
     rows = []
     for m in models:
