@@ -32,7 +32,7 @@
 #include "strutils.h"
 #include "tracefile.h"
 
-#define MAX_MODELS 8
+#define MAX_MODELS 16
 
 static void usage(void)
 {
@@ -41,15 +41,17 @@ static void usage(void)
 	printf("Usage:\n"
 	       " bootpack bench [options] --trace <trace> <device>\n"
 	       "\n"
-	       "Model the boot's reads, in first-access order, on 2008-era disks: with the\n"
-	       "layout recorded in the trace (\"traced\") and with the layout on <device> now\n"
-	       "(\"now\", e.g. after relayout), against the physical limit (bytes divided by\n"
-	       "the sequential rate); and the reads of four strategies (stock, sreadahead,\n"
-	       "ureadahead, bootpack), ranked by modelled time. Nothing is written.\n"
+	       "Model the boot's reads, in first-access order, on 2008-era and today's slow\n"
+	       "disks: with the layout recorded in the trace (\"traced\") and with the layout\n"
+	       "on <device> now (\"now\", e.g. after relayout), against the physical limit\n"
+	       "(bytes divided by the sequential rate); and the reads of four strategies\n"
+	       "(stock, sreadahead, ureadahead, bootpack), ranked by modelled time. Nothing\n"
+	       "is written.\n"
 	       "\n"
 	       "Options:\n"
 	       " -t, --trace <file>      the trace of the boot\n"
-	       " -m, --model <name>      a disk model (repeatable; default: all)\n"
+	       " -m, --model <name>      a disk model (repeatable; \"all\": every one; default:\n"
+	       "                           eee-flash, hdd-5k160 and sata-ssd)\n"
 	       " -p, --pack <file>       the pack bootpack-read reads (default: one built\n"
 	       "                           from the trace and <device> now)\n"
 	       " -J, --json              one JSON object on stdout\n"
@@ -87,6 +89,7 @@ static void json_result(struct bp_json *j, const char *name, const struct bp_mod
 	bp_json_u64(j, "bytes", r->bytes);
 	bp_json_u64(j, "commands", r->commands);
 	bp_json_u64(j, "seeks", r->seeks);
+	bp_json_u64(j, "fetches", r->fetches);
 	bp_json_u64(j, "discontiguities", s->discontig);
 	bp_json_close_object(j);
 }
@@ -136,6 +139,7 @@ static void json_strategies(struct bp_json *j, const struct bp_stream *strat,
 		bp_json_u64(j, "reads", strat[k].n);
 		bp_json_u64(j, "commands", res[k].commands);
 		bp_json_u64(j, "seeks", res[k].seeks);
+		bp_json_u64(j, "fetches", res[k].fetches);
 		bp_json_u64(j, "discontiguities", strat[k].discontig);
 		bp_json_close_object(j);
 	}
@@ -241,6 +245,7 @@ static struct bp_svg_req *timeline(const struct bp_disk_model *m, const struct b
 		t += q[i].dur;
 	}
 	bp_model_totals(&st, res);
+	bp_model_free(&st);
 	return q;
 }
 
@@ -383,6 +388,11 @@ int cmd_bench(int argc, char **argv)
 			trace_path = optarg;
 			break;
 		case 'm':
+			if (strcmp(optarg, "all") == 0) {
+				for (i = 0; bp_disk_models[i] && nmodels < MAX_MODELS; i++)
+					models[nmodels++] = bp_disk_models[i];
+				break;
+			}
 			if (nmodels == MAX_MODELS)
 				break;
 			models[nmodels] = bp_disk_model_find(optarg);
@@ -420,8 +430,8 @@ int cmd_bench(int argc, char **argv)
 	else if (svg_path)
 		svg_model = models[0];
 	if (!nmodels)
-		for (; bp_disk_models[nmodels] && nmodels < MAX_MODELS; nmodels++)
-			models[nmodels] = bp_disk_models[nmodels];
+		for (; bp_disk_models_default[nmodels] && nmodels < MAX_MODELS; nmodels++)
+			models[nmodels] = bp_disk_models_default[nmodels];
 
 	ret = bp_cli_open_dev_trace(argv[optind], trace_path, &dev, &t);
 	if (ret)

@@ -21,7 +21,10 @@
 #                                             the newest results/*.json)
 #
 # Environment: BOOTBENCH_DIR (cache, default /work/bootbench), BUILD (the
-# bootpack build tree, default the source tree), MODELS, STRATEGIES, BOOTS,
+# bootpack build tree, default the source tree), MODELS (disk models of
+# 'bootpack bench --help': eee-flash, hdd-5k160, sata-ssd, and today's
+# pi4-sd, pi4-sd-slow, usb2-stick, emmc, hdd-smr, cloud-gp3, cloud-cold;
+# default "hdd-5k160 eee-flash sata-ssd"), STRATEGIES, BOOTS,
 # SCALE (raw|tcg|a number; default tcg), SEED, FILTER (path of the delay
 # filter .so; none: no delay), TRACE_RA_KB (read_ahead_kb of the traced
 # boot, default 0), SCENARIO (first: every boot is the traced boot's
@@ -80,6 +83,25 @@ need_root() {
 			"${missing[@]}" >/dev/null || die "apt-get install ${missing[*]} failed"
 	fi
 	BENCH_TOOLS_OK=1
+}
+
+# The disk models the delay filter knows: those 'bootpack bench --help' lists.
+known_models() {
+	"$BUILD/bootpack" bench --help 2>/dev/null |
+		sed -n '/^Models:/,/^$/s/^ \([a-z0-9][a-z0-9-]*\) .*/\1/p' | tr '\n' ' '
+}
+
+# check_models NAME...: die on a name that is not a model, before any boot.
+check_models() {
+	local known m
+	known=$(known_models)
+	[ -n "$known" ] || die "cannot list the disk models: is $BUILD/bootpack built?"
+	for m in "$@"; do
+		case " $known" in
+		*" $m "*) ;;
+		*) die "unknown disk model '$m' (the models: ${known% })" ;;
+		esac
+	done
 }
 
 # ---------------------------------------------------------------- kernel
@@ -282,6 +304,7 @@ do_boot() {
 	local cmdline="console=ttyS0 root=/dev/vda ro quiet init=$init trace_event=$ev trace_buf_size=$bufsz $extra"
 	local filt=()
 	if [ "$model" != none ]; then
+		check_models "$model"
 		local so=${FILTER:-$BUILD/bench/boot/nbdkit-bootpack-delay-filter.so}
 		[ -f "$so" ] || die "boot: no delay filter $so (build it, or --model none)"
 		filt=(--filter="$so")
@@ -714,6 +737,8 @@ run_image() {
 do_run() {
 	need_root
 	local t_start m s b scale img rundir stamp
+	# shellcheck disable=SC2086 # MODELS is a list of words
+	check_models $MODELS
 	t_start=$(date +%s)
 	do_image
 	do_initramfs

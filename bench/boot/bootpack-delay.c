@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * bootpack-delay.c --- nbdkit filter: serve the disk at the speed of a 2008 disk model
+ * bootpack-delay.c --- nbdkit filter: serve the disk at the speed of a disk model
  *
  *   nbdkit --filter=bench/boot/nbdkit-bootpack-delay-filter.so file disk.img \
  *          model=hdd-5k160 [scale=4.2] [log=requests.log]
@@ -68,19 +68,22 @@ static void delay_unload(void)
 			(unsigned long long)disk.requests, disk.busy_s * 1e6);
 		fclose(log_fp);
 	}
+	if (opened)
+		bp_delay_free(&disk);
 	free(log_path);
 }
 
 static int delay_config(nbdkit_next_config *next, nbdkit_backend *nxdata, const char *key,
 			const char *value)
 {
-	char *end;
+	char *end, names[256];
 
 	if (strcmp(key, "model") == 0) {
 		model = bp_disk_model_find(value);
 		if (!model) {
-			nbdkit_error("bootpack-delay: unknown model '%s' "
-				     "(use eee-flash, hdd-5k160 or sata-ssd)", value);
+			bp_disk_model_names(names, sizeof(names));
+			nbdkit_error("bootpack-delay: unknown model '%s' (use one of %s)", value,
+				     names);
 			return -1;
 		}
 		return 0;
@@ -104,15 +107,21 @@ static int delay_config(nbdkit_next_config *next, nbdkit_backend *nxdata, const 
 
 static int delay_config_complete(nbdkit_next_config_complete *next, nbdkit_backend *nxdata)
 {
+	char names[256];
+
 	if (!model) {
-		nbdkit_error("bootpack-delay: model= is required (eee-flash, hdd-5k160 or sata-ssd)");
+		bp_disk_model_names(names, sizeof(names));
+		nbdkit_error("bootpack-delay: model= is required (one of %s)", names);
 		return -1;
 	}
 	return next(nxdata);
 }
 
 #define delay_config_help \
-	"model=<eee-flash|hdd-5k160|sata-ssd>  (required) the disk model of bootpack bench\n" \
+	"model=<name>                          (required) a disk model of bootpack bench\n" \
+	"                                      (eee-flash, hdd-5k160, sata-ssd, pi4-sd,\n" \
+	"                                      pi4-sd-slow, usb2-stick, emmc, hdd-smr,\n" \
+	"                                      cloud-gp3, cloud-cold)\n" \
 	"scale=<float>                         multiply every delay (default 1)\n" \
 	"log=<file>                            one line per request"
 
@@ -241,7 +250,7 @@ static int delay_cache(nbdkit_next *next, void *handle, uint32_t count, uint64_t
 static struct nbdkit_filter filter = {
 	.name = "bootpack-delay",
 	.longname = "bootpack disk-model delay filter",
-	.description = "delay every request as a 2008 disk model says (bootpack bench)",
+	.description = "delay every request as a disk model of bootpack bench says",
 	.unload = delay_unload,
 	.config = delay_config,
 	.config_complete = delay_config_complete,

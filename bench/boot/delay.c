@@ -18,6 +18,11 @@ void bp_delay_init(struct bp_delay *d, const struct bp_disk_model *m, double sca
 	d->busy_until_ns = t0_ns;
 }
 
+void bp_delay_free(struct bp_delay *d)
+{
+	bp_model_free(&d->model);
+}
+
 void bp_delay_admit(struct bp_delay *d, const struct bp_io *io, uint64_t now_ns,
 		    struct bp_delay_slot *slot)
 {

@@ -35,6 +35,8 @@ struct bp_delay_slot {
 
 void bp_delay_init(struct bp_delay *d, const struct bp_disk_model *m, double scale,
 		   uint64_t t0_ns);
+/* Release what the model's state owns (bp_model_free). */
+void bp_delay_free(struct bp_delay *d);
 void bp_delay_admit(struct bp_delay *d, const struct bp_io *io, uint64_t now_ns,
 		    struct bp_delay_slot *slot);
 

@@ -86,6 +86,7 @@ static void hdd_cases(void)
 	CHECK(NEAR(r.seconds, 0.008450297915 + 0.001760034502 + 0.006231394742 + 0.006946808010));
 	CHECK(r.seeks == 2 && r.commands == 4 && r.bytes == 4096 + 65536 + 4096 + 4096);
 	CHECK(r.head_jumps == 2);
+	bp_model_free(&st);
 }
 
 static void flash_cases(void)
@@ -109,6 +110,7 @@ static void flash_cases(void)
 	CHECK(NEAR(bp_model_charge(&st, &io, NULL), 0.0005));
 	io = (struct bp_io){ .offset = 0, .length = 1 << 20, .type = BP_IO_TRIM };
 	CHECK(NEAR(bp_model_charge(&st, &io, NULL), 0.0005));
+	bp_model_free(&st);
 }
 
 /* bp_model_run is the same charge, request after request. */
@@ -132,6 +134,7 @@ static void run_is_charge(void)
 	for (i = 0; i < 64; i++)
 		bp_model_charge(&st, &ios[i], NULL);
 	bp_model_totals(&st, &b);
+	bp_model_free(&st);
 	CHECK(a.seconds == b.seconds && a.seeks == b.seeks && a.t_phys == b.t_phys);
 }
 
@@ -166,6 +169,7 @@ static void queue_cases(void)
 	bp_delay_format(line, sizeof(line), &d, &io, &s3);
 	CHECK(strcmp(line, "49000 0 0 F 1000.000 0.000\n") == 0);
 	CHECK(d.requests == 3 && NEAR(d.busy_s, 2 * 0.00132768 + 0.001));
+	bp_delay_free(&d);
 }
 
 int main(void)

@@ -125,7 +125,7 @@ awk -v w="$(cat "$BP_TMPDIR/wall")" -v b="$(cat "$BP_TMPDIR/burst")" 'BEGIN { ex
 rc=0
 nbdkit -U - --filter="$filter" file "$img" model=floppy --run true 2>"$BP_TMPDIR/err" || rc=$?
 [ $rc -ne 0 ] || bp_fail "model=floppy accepted"
-bp_grep "unknown model 'floppy' \(use eee-flash, hdd-5k160 or sata-ssd\)" "$BP_TMPDIR/err"
+bp_grep "unknown model 'floppy' \(use one of eee-flash, hdd-5k160, sata-ssd, pi4-sd, pi4-sd-slow, usb2-stick, emmc, hdd-smr, cloud-gp3, cloud-cold\)" "$BP_TMPDIR/err"
 rc=0
 nbdkit -U - --filter="$filter" file "$img" model=eee-flash scale=-1 --run true 2>"$BP_TMPDIR/err" || rc=$?
 [ $rc -ne 0 ] || bp_fail "scale=-1 accepted"
