@@ -232,6 +232,8 @@ int cmd_probe(int argc, char **argv)
 		bp_log_error("probe: out of memory");
 		return BP_EX_FAILURE;
 	}
+	if (strcmp(argv[optind], dev.path) != 0)
+		bp_log_info("%s resolves to %s", argv[optind], dev.path);
 	bp_log_info("%s: measuring for %.1f s, reading only", dev.path, o.seconds);
 	rc = BP_EX_OK;
 	if (bp_probe_run(dev.path, &o, p, &err)) {

@@ -91,18 +91,32 @@ int main(void)
 	expect(0.09, 520.0, 512 << 10, 0, "sata-ssd");
 	expect(0.09, 520.0, 0, 0, "sata-ssd");
 
-	/* The distance: a factor e in latency or rate is 1, a factor 4 in request size is 1. */
+	/* The distance: a factor e in latency or rate is 1, a factor 4 in request size is 1,
+	 * the wrong kind is 1; each term on its own ratio. */
 	blank(&p);
 	memset(&pred, 0, sizeof(pred));
 	p.far.ms = 1.0;
 	p.rate_mbs = 100.0;
 	p.max_request = 512 << 10;
 	pred.far_ms = exp(1.0);
-	pred.rate_mbs = 100.0;
+	pred.rate_mbs = 100.0 * exp(0.5);
 	pred.max_request = 128 << 10;
-	CHECK(fabs(bp_probe_distance(&p, &pred) - sqrt(2.0)) < 1e-9);
+	CHECK(fabs(bp_probe_distance(&p, &pred) - sqrt(2.25)) < 1e-9);
 	pred.rotational = 1;
-	CHECK(fabs(bp_probe_distance(&p, &pred) - sqrt(3.0)) < 1e-9);
+	CHECK(fabs(bp_probe_distance(&p, &pred) - sqrt(3.25)) < 1e-9);
+	p.max_request = 0;	/* not measured: no term */
+	CHECK(fabs(bp_probe_distance(&p, &pred) - sqrt(2.25)) < 1e-9);
+
+	/* What the models predict, from their documented figures: half a turn at 5400
+	 * rpm (5.56 ms) and more for a disk; 0.5 ms + 4 KiB at 25 MB/s for the EEE's
+	 * flash; its sequential megabyte: 1 MB at 25 MB/s and 8 commands of 128 KiB. */
+	blank(&p);
+	bp_probe_predict(bp_disk_model_find("hdd-5k160"), &p, &pred);
+	CHECK(pred.far_ms > 5.56 && pred.far_ms < 25.0 && pred.rotational);
+	bp_probe_predict(bp_disk_model_find("eee-flash"), &p, &pred);
+	CHECK(fabs(pred.far_ms - (0.5 + 4096 / 25e3)) < 1e-6 && !pred.rotational);
+	CHECK(fabs(pred.rate_mbs - 1048576 / (1048576 / 25.0 + 8 * 500.0)) < 1e-6);
+	CHECK(pred.max_request == 128 << 10);
 
 	/* The kernel's request limit caps what a model can show (split at max_sectors_kb). */
 	blank(&p);
