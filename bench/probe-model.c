@@ -11,6 +11,7 @@
  * model added to the table needs no code here.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "probe.h"
@@ -102,17 +103,21 @@ size_t bp_probe_rank(const struct bp_probe *p, const struct bp_disk_model **rank
 	size_t k = 0, i, j;
 	double d;
 
-	for (i = 0; bp_disk_models[i] && k < n; i++) {
+	for (i = 0; bp_disk_models[i] && n; i++) {
 		bp_probe_predict(bp_disk_models[i], p, &pred);
 		d = bp_probe_distance(p, &pred);
-		/* insertion, stable: the table's order breaks ties */
-		for (j = k; j > 0 && dist[j - 1] > d; j--) {
-			rank[j] = rank[j - 1];
-			dist[j] = dist[j - 1];
+		/* insertion, stable (the table's order breaks ties); the n nearest are kept */
+		j = k < n ? k++ : n;
+		for (; j > 0 && dist[j - 1] > d; j--) {
+			if (j < n) {
+				rank[j] = rank[j - 1];
+				dist[j] = dist[j - 1];
+			}
 		}
-		rank[j] = bp_disk_models[i];
-		dist[j] = d;
-		k++;
+		if (j < n) {
+			rank[j] = bp_disk_models[i];
+			dist[j] = d;
+		}
 	}
 	return k;
 }
@@ -158,4 +163,30 @@ uint64_t bp_probe_reader_window(const struct bp_probe *p)
 	if (w > MAX_WINDOW)
 		w = MAX_WINDOW;
 	return w;
+}
+
+int bp_probe_format_kv(const struct bp_probe *p, char *buf, size_t len)
+{
+	const struct bp_disk_model *rank[1];
+	double dist[1] = { 0.0 };
+	size_t n, i;
+	int k;
+
+	/* the nearest alone: rank() keeps the n best of the table */
+	n = bp_probe_rank(p, rank, dist, 1);
+	k = snprintf(buf, len,
+		     "# Written by 'bootpack setup' from 'bootpack probe %s'; bootpack-read\n"
+		     "# takes max_request and in_flight from it. See bootpack-probe(8).\n"
+		     "model=%s\ndistance=%.3f\nnext_ms=%.4f\nnear_ms=%.4f\nfar_ms=%.4f\n",
+		     p->path, n ? rank[0]->name : "", dist[0], p->seq.ms, p->near.ms, p->far.ms);
+	for (i = 0; i < BP_PROBE_NQD && k >= 0 && (size_t)k < len; i++)
+		k += snprintf(buf + k, len - (size_t)k, "qd%u_iops=%.0f\n", p->qd[i].depth,
+			      p->qd[i].iops);
+	if (k >= 0 && (size_t)k < len)
+		k += snprintf(buf + k, len - (size_t)k,
+			      "rate_mbs=%.1f\ncmd_ms=%.4f\nrotational=%d\nmax_request=%llu\n"
+			      "in_flight=%llu\n", p->rate_mbs, p->whole_saving_ms, p->rotational,
+			      (unsigned long long)bp_probe_reader_request(p),
+			      (unsigned long long)bp_probe_reader_window(p));
+	return k >= 0 && (size_t)k < len ? 0 : -1;
 }

@@ -155,4 +155,12 @@ size_t bp_probe_rank(const struct bp_probe *p, const struct bp_disk_model **rank
 uint64_t bp_probe_reader_request(const struct bp_probe *p);
 uint64_t bp_probe_reader_window(const struct bp_probe *p);
 
+/*
+ * The probe as key=value lines (the file 'bootpack setup' keeps for
+ * bootpack-read): model, distance, next_ms, near_ms, far_ms, qd8_iops,
+ * qd32_iops, rate_mbs, cmd_ms, rotational, max_request and in_flight (the
+ * reader's settings). 0, or -1 if len is too small.
+ */
+int bp_probe_format_kv(const struct bp_probe *p, char *buf, size_t len);
+
 #endif /* BP_PROBE_H */

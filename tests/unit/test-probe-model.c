@@ -85,6 +85,19 @@ int main(void)
 	}
 	CHECK(n >= 3);
 
+	/* Asked for the nearest alone, rank() still looks at the whole table. */
+	blank(&p);
+	bp_probe_predict(bp_disk_models[n - 1], &p, &pred);
+	p.far.ms = pred.far_ms;
+	p.rate_mbs = pred.rate_mbs;
+	p.rotational = pred.rotational;
+	{
+		const struct bp_disk_model *one[1];
+		double d1[1];
+
+		CHECK(bp_probe_rank(&p, one, d1, 1) == 1 && one[0] == bp_disk_models[n - 1]);
+	}
+
 	/* Figures a person would write down for the three 2008-era kinds of disk. */
 	expect(8.5, 44.0, 512 << 10, 1, "hdd-5k160");		/* seeks + half a turn */
 	expect(0.65, 24.0, 128 << 10, 0, "eee-flash");		/* 0.5 ms a command */
