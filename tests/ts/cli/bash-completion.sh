@@ -60,6 +60,8 @@ bootpack verify -
 bootpack probe -
 bootpack probe 
 bootpack probe -t 
+bootpack setup --probe 
+bootpack-read --max-r
 bootpack trace -o t -- tru
 bootpack trace -o t -- bash --nor
 bootpack-read --me
@@ -96,6 +98,8 @@ want "bootpack verify -" "--bytes .*--json .*--pack .*--trace .*--version"
 want "bootpack probe -" "--json .*--mounted .*--time"
 want "bootpack probe " "disk.img"
 want "bootpack probe -t " "^ *$"
+want "bootpack setup --probe " "^always auto never $"
+want "bootpack-read --max-r" "^--max-request $"
 want "bootpack trace -o t -- tru" "^true truncate $"
 want "bootpack trace -o t -- bash --nor" "--norc"
 want "bootpack-read --me" "^--meta-gap --method $"
