@@ -13,6 +13,7 @@ const struct bp_verb bp_verbs[] = {
 	{ "dump", cmd_dump, "show a trace or a pack" },
 	{ "verify", cmd_verify, "check how contiguous a trace or pack is on a filesystem" },
 	{ "bench", cmd_bench, "model and measure boot I/O before and after" },
+	{ "probe", cmd_probe, "measure a disk read-only and name the nearest disk model" },
 	{ "setup", cmd_setup, "set up the boot loop once: trace, relayout at boot, read" },
 	{ "status", cmd_status, "show the boot loop: next boot, pack age, hit rate, staleness" },
 	{ NULL, NULL, NULL },

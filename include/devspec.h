@@ -29,6 +29,12 @@ struct bp_dev {
 errcode_t bp_dev_resolve(const char *spec, struct bp_dev *dev, struct bp_err *err);
 
 /*
+ * The same without the probe: spec resolved to the path of a block device
+ * or a regular file, whatever it holds (dev->type, uuid, label stay NULL).
+ */
+errcode_t bp_dev_locate(const char *spec, struct bp_dev *dev, struct bp_err *err);
+
+/*
  * Require an ext2/ext3/ext4 filesystem; otherwise BP_ET_NOT_EXT with a
  * message naming the type found.
  */

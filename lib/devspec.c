@@ -124,6 +124,13 @@ static errcode_t mount_point_device(const char *dir, const struct stat *st, char
 
 errcode_t bp_dev_resolve(const char *spec, struct bp_dev *dev, struct bp_err *err)
 {
+	errcode_t rc = bp_dev_locate(spec, dev, err);
+
+	return rc ? rc : probe(dev, err);
+}
+
+errcode_t bp_dev_locate(const char *spec, struct bp_dev *dev, struct bp_err *err)
+{
 	char node[PATH_MAX];
 	struct stat st;
 	char *path;
@@ -164,7 +171,7 @@ errcode_t bp_dev_resolve(const char *spec, struct bp_dev *dev, struct bp_err *er
 	else if (!S_ISREG(st.st_mode))
 		return bp_err_set(err, EINVAL, "%s: neither a block device nor an image file",
 				  path);
-	return probe(dev, err);
+	return 0;
 }
 
 errcode_t bp_dev_require_ext(const struct bp_dev *dev, struct bp_err *err)

@@ -3,14 +3,19 @@
  * cmd-setup.c --- bootpack setup: set the boot loop up once, or undo it
  */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "log.h"
 #include "loop.h"
+#include "probe.h"
 #include "strutils.h"
+
+#define SETUP_PROBE_SECONDS 3.0
 
 static void usage(void)
 {
@@ -31,6 +36,8 @@ static void usage(void)
 	       "     --buffer-size <size> trace buffer per CPU for the traced boot (default 32M)\n"
 	       "     --memory <size>      memory of the machine that boots (default: this one's;\n"
 	       "                          with --root, unknown: the undo file is not checked)\n"
+	       "     --probe <when>       measure the root's disk for bootpack-read: auto (when\n"
+	       "                          the root is this system's /), always, never [auto]\n"
 	       " -u, --undo               remove everything setup installed\n"
 	       "     --event <name>       a step of the loop, run by its units and hooks:\n"
 	       "                          traced, boot, packages\n"
@@ -79,6 +86,37 @@ static void say_plan(const struct bp_setup_opts *o, const struct bp_setup_check 
 	       "    its age and hit rate.\n", BP_STATEDIR);
 }
 
+/* o->probe: bootpack probe of the root's device, a few seconds, as key=value lines. */
+static int probe_root(const char *devpath, char *text, size_t len, char *why, size_t whylen)
+{
+	struct bp_probe_opts po = { .seconds = SETUP_PROBE_SECONDS, .mounted_ok = 1 };
+	struct bp_err err = { 0 };
+	struct bp_probe *p = malloc(sizeof(*p));
+	int rc = -1;
+
+	if (!p) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	printf("  probing %s for %.0f s (read-only)\n", devpath, SETUP_PROBE_SECONDS);
+	fflush(stdout);
+	if (bp_probe_run(devpath, &po, p, &err))
+		snprintf(why, whylen, "%s", bp_err_str(&err));
+	else if (bp_probe_format_kv(p, text, len))
+		snprintf(why, whylen, "its record is too long");
+	else
+		rc = 0;
+	free(p);
+	return rc;
+}
+
+static int is_slash(const char *root)
+{
+	char real[PATH_MAX];
+
+	return realpath(root, real) && strcmp(real, "/") == 0;
+}
+
 static int parse_event(const char *s, enum bp_event *ev)
 {
 	if (!strcmp(s, "traced"))
@@ -94,7 +132,7 @@ static int parse_event(const char *s, enum bp_event *ev)
 
 int cmd_setup(int argc, char **argv)
 {
-	enum { OPT_REGION = OPT_COMMON_BASE, OPT_BUFFER, OPT_EVENT, OPT_MEMORY };
+	enum { OPT_REGION = OPT_COMMON_BASE, OPT_BUFFER, OPT_EVENT, OPT_MEMORY, OPT_PROBE };
 	static const struct option longopts[] = {
 		{ "root", required_argument, NULL, 'r' },
 		{ "device", required_argument, NULL, 'd' },
@@ -104,6 +142,7 @@ int cmd_setup(int argc, char **argv)
 		{ "memory", required_argument, NULL, OPT_MEMORY },
 		{ "undo", no_argument, NULL, 'u' },
 		{ "event", required_argument, NULL, OPT_EVENT },
+		{ "probe", required_argument, NULL, OPT_PROBE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -115,7 +154,7 @@ int cmd_setup(int argc, char **argv)
 	};
 	struct bp_setup_check c;
 	struct bp_err err = { 0 };
-	const char *event = NULL;
+	const char *event = NULL, *probe = "auto";
 	enum bp_event ev = BP_EVENT_BOOT;
 	int undo = 0, ch;
 	uint64_t v;
@@ -157,6 +196,14 @@ int cmd_setup(int argc, char **argv)
 			break;
 		case 'u':
 			undo = 1;
+			break;
+		case OPT_PROBE:
+			probe = optarg;
+			if (strcmp(probe, "auto") && strcmp(probe, "always") && strcmp(probe, "never")) {
+				bp_log_error("setup: --probe: '%s' is not auto, always or never",
+					     optarg);
+				return bp_errtryhelp("setup");
+			}
 			break;
 		case OPT_EVENT:
 			event = optarg;
@@ -208,6 +255,9 @@ int cmd_setup(int argc, char **argv)
 		say_plan(&o, &c);
 		return BP_EX_OK;
 	}
+	/* a tree (an image for another machine): its disk is not the one measured here */
+	if (!strcmp(probe, "always") || (!strcmp(probe, "auto") && is_slash(o.root)))
+		o.probe = probe_root;
 	printf("Setting up the boot loop of bootpack in %s:\n", o.root);
 	if (bp_setup_install(&o, &c, &err))
 		return bp_fail(&err);

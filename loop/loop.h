@@ -17,6 +17,7 @@
 #ifndef BP_LOOP_H
 #define BP_LOOP_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -63,7 +64,18 @@ struct bp_setup_opts {
 	unsigned int buffer_kb;		/* trace buffer per CPU */
 	int dry_run;			/* check and say, write nothing */
 	void (*say)(const char *line);	/* what is done / what to do */
+	/*
+	 * Measure the root's disk (bootpack probe): key=value lines into text,
+	 * 0; or nonzero with why filled (skipped or failed, which is no error:
+	 * setup says so and goes on). NULL: no probe.
+	 */
+	int (*probe)(const char *devpath, char *text, size_t len, char *why, size_t whylen);
 };
+
+/* What the probe measured, beside the state: bootpack-read takes its
+ * max_request and in_flight (BP_READER_PROBE). */
+#define BP_LOOP_PROBE_FILE "/probe"	/* under BP_STATEDIR */
+#define BP_LOOP_PROBE_MAX 4096
 
 #define BP_SETUP_REGION_DEFAULT (160ULL << 20)
 #define BP_SETUP_BUFFER_KB_DEFAULT (32U * 1024)

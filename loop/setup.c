@@ -47,6 +47,7 @@ static const char *const dracut_dirs[] = {
 #define TRACE_DROPIN_DIR "/etc/systemd/system/bootpack-trace-stop.service.d"
 #define TRACE_DROPIN TRACE_DROPIN_DIR "/bootpack-setup.conf"
 #define CMDLINE_FILE BP_STATEDIR "/cmdline"
+#define PROBE_FILE BP_STATEDIR BP_LOOP_PROBE_FILE
 
 /* The units setup enables: name, the .wants directory it goes into. */
 static const struct {
@@ -763,6 +764,27 @@ static void update_initramfs(const struct bp_setup_opts *o, const struct bp_setu
 		    c->initramfs_tools ? "update-initramfs -u" : "dracut -f");
 }
 
+/* The probe of the root's disk, for bootpack-read; one that fails or is skipped is no error. */
+static errcode_t probe_disk(const struct bp_setup_opts *o, struct tx *tx,
+			    const struct bp_setup_check *c, struct bp_err *err)
+{
+	char why[512] = "", *text;
+	errcode_t ret = 0;
+
+	if (!o->probe)
+		return 0;
+	text = malloc(BP_LOOP_PROBE_MAX);
+	if (!text)
+		return bp_err_set(err, ENOMEM, "%s", strerror(ENOMEM));
+	if (o->probe(c->devpath, text, BP_LOOP_PROBE_MAX, why, sizeof(why)) == 0)
+		ret = write_file_tx(o, tx, PROBE_FILE, text, err);
+	else
+		say(o, "%s not probed (%s): bootpack-read keeps its defaults", c->devpath,
+		    why[0] ? why : "no reason given");
+	free(text);
+	return ret;
+}
+
 /*
  * Everything is written first, the state last; only then are update-grub
  * and the initramfs rebuilt. A failure on the way takes back what was
@@ -795,6 +817,8 @@ static errcode_t install(const struct bp_setup_opts *o, struct tx *tx,
 		 "post-invoke=if [ -x %s/bootpack ] && [ -f %s/loop ]; then %s/bootpack setup "
 		 "--event packages || true; fi\n", BP_SBINDIR, BP_STATEDIR, BP_SBINDIR);
 	if ((ret = write_file_tx(o, tx, DPKG_HOOK, text, err)))
+		return ret;
+	if ((ret = probe_disk(o, tx, c, err)))
 		return ret;
 	st.phase = BP_PHASE_TRACE;
 	snprintf(st.device, sizeof(st.device), "UUID=%s", c->uuid);
@@ -860,6 +884,7 @@ errcode_t bp_setup_undo(const struct bp_setup_opts *o, struct bp_err *err)
 	remove_own_file(o, DRACUT_CONF);
 	remove_file(o, GRUB_SNIPPET);
 	remove_file(o, CMDLINE_FILE);
+	remove_file(o, PROBE_FILE);
 	if (bp_loop_load(o->root, &st, err) == 0 || exists(o->root, BP_STATEDIR "/loop"))
 		remove_file(o, BP_STATEDIR "/loop");
 	if (had_grub)

@@ -30,6 +30,8 @@ enum {
 	OPT_BACKGROUND,
 	OPT_META_GAP,
 	OPT_IN_FLIGHT,
+	OPT_MAX_REQUEST,
+	OPT_PROBE,
 };
 
 static const struct option longopts[] = {
@@ -50,6 +52,8 @@ static const struct option longopts[] = {
 	{ "no-meta", no_argument, NULL, OPT_NO_META },
 	{ "meta-gap", required_argument, NULL, OPT_META_GAP },
 	{ "in-flight", required_argument, NULL, OPT_IN_FLIGHT },
+	{ "max-request", required_argument, NULL, OPT_MAX_REQUEST },
+	{ "probe-file", required_argument, NULL, OPT_PROBE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -90,6 +94,10 @@ static void usage(void)
 		"     --meta-gap <size>     read through gaps up to this between metadata\n"
 		"                           ranges [auto: 256 KiB on a rotating disk, else 0]\n"
 		"     --in-flight <size>    file reads queued or in flight at most [%6$u MiB]\n"
+		"     --max-request <size>  bytes of one file read request at most [the disk's\n"
+		"                           queue limits, %7$u KiB at most]\n"
+		"     --probe-file <file>   max_request and in_flight measured by 'bootpack setup'\n"
+		"                           [" BP_READER_PROBE "]; \"none\" for none\n"
 		"     --as-init             behave as PID 1 even if not (PID namespace tests)\n"
 		" -h, --help                display this help\n"
 		" -V, --version             display version\n"
@@ -102,7 +110,7 @@ static void usage(void)
 		"\n"
 		"For more details see bootpack-read(8) and bootpack.conf(5).\n",
 		BP_READER_PROG, BP_READER_MAX_MS_INIT, BP_READER_MAX_FDS, BP_READER_MAX_HEAD_START,
-		BP_READER_HEAD_START_MS, BP_READER_IN_FLIGHT >> 20);
+		BP_READER_HEAD_START_MS, BP_READER_IN_FLIGHT >> 20, BP_READER_REQUEST >> 10);
 }
 
 static void usage_error(const char *what, const char *arg)
@@ -200,19 +208,49 @@ static int set_opt(struct bp_read_settings *s, int c, const char *arg)
 		s->o.in_flight = v;
 		s->cl_in_flight = 1;
 		return 0;
+	case OPT_MAX_REQUEST:
+		if (bp_reader_parse_max_request(arg, &v))
+			return -EINVAL;
+		s->o.max_request = v;
+		s->cl_max_request = 1;
+		return 0;
+	case OPT_PROBE:
+		s->probe = arg;
+		return 0;
 	}
 	return -EINVAL;
 }
 
-/* The configuration file fills what the command line left unset. */
+/*
+ * The probe file of 'bootpack setup' fills what the command line and the
+ * configuration file left unset (called after them).
+ */
+static void apply_probe(struct bp_read_settings *s, const struct bp_reader_conf *conf)
+{
+	struct bp_reader_conf pr;
+
+	if (!s->probe || strcmp(s->probe, "none") == 0)
+		return;
+	bp_reader_conf_init(&pr);
+	if (bp_reader_load_probe(s->probe, &pr))
+		return;	/* none, or unreadable: the defaults */
+	if (pr.has_max_request && !s->cl_max_request && !conf->has_max_request)
+		s->o.max_request = pr.max_request;
+	if (pr.has_in_flight && !s->cl_in_flight && !conf->has_in_flight)
+		s->o.in_flight = pr.in_flight;
+}
+
+/* The configuration file fills what the command line left unset, then the probe file. */
 void bp_read_apply_conf(struct bp_read_settings *s)
 {
 	struct bp_reader_conf conf;
 
 	s->conf_rc = 0;
-	if (!s->config || strcmp(s->config, "none") == 0)
-		return;
 	bp_reader_conf_init(&conf);
+	if (!s->config || strcmp(s->config, "none") == 0) {
+		apply_probe(s, &conf);
+		return;
+	}
 	s->conf_rc = bp_reader_load_conf(s->config, &conf, &s->conf_bad_line);
 	if (s->conf_rc == -ENOENT)
 		s->conf_rc = 0;
@@ -242,6 +280,9 @@ void bp_read_apply_conf(struct bp_read_settings *s)
 		s->o.meta_gap = conf.meta_gap;
 	if (conf.has_in_flight && !s->cl_in_flight)
 		s->o.in_flight = conf.in_flight;
+	if (conf.has_max_request && !s->cl_max_request)
+		s->o.max_request = conf.max_request;
+	apply_probe(s, &conf);
 }
 
 /* The kernel command line wins over the configuration file, not over options. */
@@ -268,6 +309,7 @@ void bp_read_defaults(struct bp_read_settings *s)
 	s->o.meta_gap = BP_READER_META_GAP_AUTO;
 	s->head_start_ms = BP_READER_HEAD_START_AUTO;	/* as PID 1 and --background */
 	s->config = BP_READER_CONF;
+	s->probe = BP_READER_PROBE;
 }
 
 /*

@@ -204,6 +204,17 @@ int bp_reader_parse_in_flight(const char *s, uint64_t *bytes)
 	return 0;
 }
 
+int bp_reader_parse_max_request(const char *s, uint64_t *bytes)
+{
+	uint64_t v;
+
+	if (bp_parse_size(s, &v) || v < BP_READER_REQUEST_MIN || v > BP_READER_REQUEST_MAX ||
+	    v % 4096)
+		return -EINVAL;
+	*bytes = v;
+	return 0;
+}
+
 void bp_reader_conf_init(struct bp_reader_conf *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -260,6 +271,12 @@ static int conf_set(struct bp_reader_conf *c, const char *k, const char *v)
 		if (bp_reader_parse_in_flight(v, &c->in_flight))
 			return -EINVAL;
 		c->has_in_flight = 1;
+		return 0;
+	}
+	if (strcmp(k, "max_request") == 0) {
+		if (bp_reader_parse_max_request(v, &c->max_request))
+			return -EINVAL;
+		c->has_max_request = 1;
 		return 0;
 	}
 	if (strcmp(k, "max_fds") == 0) {
@@ -354,4 +371,51 @@ int bp_reader_load_conf(const char *path, struct bp_reader_conf *c, unsigned int
 		rc = bp_reader_parse_conf(buf, c, line);
 	free(buf);
 	return rc;
+}
+
+int bp_reader_parse_probe(const char *buf, struct bp_reader_conf *c)
+{
+	struct bp_reader_conf all;
+	const char *p = buf;
+	char l[128];
+
+	bp_reader_conf_init(&all);
+	while (*p) {
+		size_t len = strcspn(p, "\n");
+		char *s, *eq;
+
+		if (len < sizeof(l)) {
+			memcpy(l, p, len);
+			l[len] = '\0';
+			s = trim(l);
+			eq = strchr(s, '=');
+			if (*s != '#' && eq) {
+				*eq = '\0';
+				s = trim(s);
+				if (!strcmp(s, "max_request") || !strcmp(s, "in_flight"))
+					conf_set(&all, s, trim(eq + 1));
+			}
+		}
+		p += len;
+		if (*p == '\n')
+			p++;
+	}
+	if (all.has_max_request) {
+		c->max_request = all.max_request;
+		c->has_max_request = 1;
+	}
+	if (all.has_in_flight) {
+		c->in_flight = all.in_flight;
+		c->has_in_flight = 1;
+	}
+	return 0;
+}
+
+int bp_reader_load_probe(const char *path, struct bp_reader_conf *c)
+{
+	char buf[4096];
+	int rc;
+
+	rc = bp_read_small(path, buf, sizeof(buf));
+	return rc ? rc : bp_reader_parse_probe(buf, c);
 }

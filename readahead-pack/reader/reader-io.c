@@ -168,6 +168,9 @@ int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 		else
 			c.req_bytes = bp_reader_max_request(major(c.root_dev), minor(c.root_dev),
 							    o->as_init);
+		/* --max-request (the probe of 'bootpack setup'): never more */
+		if (r >= 0 && o->max_request && (!c.req_bytes || o->max_request < c.req_bytes))
+			c.req_bytes = o->max_request;
 	}
 	if (bp_pack_nmeta(p) && c.devfd >= 0)
 		rd_read_meta(&c, p, c.devfd);

@@ -56,6 +56,16 @@ enum { BP_GAP_SET, BP_GAP_ROTATING, BP_GAP_NOT_ROTATING, BP_GAP_UNKNOWN };
  * 66 are), and a request cut short leaves a remnant behind it.
  */
 #define BP_READER_REQUEST	(1u << 20)
+/*
+ * --max-request: a cap on that request (bytes, a multiple of 4 KiB), for a
+ * disk that takes less whole than its queue limits say. 'bootpack setup'
+ * measures it ('bootpack probe') and writes it, with an in-flight window,
+ * into BP_READER_PROBE, which fills what neither the options nor
+ * bootpack.conf set.
+ */
+#define BP_READER_REQUEST_MIN	(4u << 10)
+#define BP_READER_REQUEST_MAX	(1024u << 20)
+#define BP_READER_PROBE		BP_STATEDIR "/probe"
 
 /* How ranges are read (--method); see readahead-pack/BENCH.md. */
 enum bp_read_method {
@@ -95,6 +105,7 @@ struct bp_reader_opts {
 	uint64_t meta_gap;	/* read through gaps up to this between metadata ranges;
 				 * BP_READER_META_GAP_AUTO: by the disk's rotational flag */
 	uint64_t in_flight;	/* io_uring bytes queued or in flight at most; 0: default */
+	uint64_t max_request;	/* io_uring bytes of one request at most; 0: the disk's limits */
 	void (*ready)(void);	/* called once the root and the device are open, before reading */
 	/*
 	 * Called once, when the first files' metadata is in and the first
@@ -219,6 +230,8 @@ struct bp_reader_conf {
 	int has_meta_gap;
 	uint64_t in_flight;
 	int has_in_flight;
+	uint64_t max_request;
+	int has_max_request;
 };
 void bp_reader_conf_init(struct bp_reader_conf *c);
 /* 0, or -EINVAL with *line set to the first bad line (which is skipped). */
@@ -233,6 +246,15 @@ int bp_reader_parse_log(const char *s);
 int bp_reader_parse_gap(const char *s, uint64_t *gap);
 /* A size from BP_READER_IN_FLIGHT_MIN to BP_READER_IN_FLIGHT_MAX; 0 or -EINVAL. */
 int bp_reader_parse_in_flight(const char *s, uint64_t *bytes);
+/* A multiple of 4 KiB from BP_READER_REQUEST_MIN to BP_READER_REQUEST_MAX; 0 or -EINVAL. */
+int bp_reader_parse_max_request(const char *s, uint64_t *bytes);
+/*
+ * The probe file of 'bootpack setup' (key=value lines): only its
+ * max_request and in_flight are taken, other keys and bad values ignored
+ * (it is a record, not the administrator's file). 0 or -errno.
+ */
+int bp_reader_parse_probe(const char *buf, struct bp_reader_conf *c);
+int bp_reader_load_probe(const char *path, struct bp_reader_conf *c);
 
 /* reader-log.c: one line at a time, with write(2); never fails, never blocks. */
 void bp_rlog_open(enum bp_log_target t);

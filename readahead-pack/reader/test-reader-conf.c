@@ -103,6 +103,29 @@ static void test_conf(void)
 	bp_reader_conf_init(&c);
 	CHECK(bp_reader_parse_conf("head_start_ms=20000\n", &c, &line) == -EINVAL && line == 1);
 	CHECK(!c.has_head_start);
+	bp_reader_conf_init(&c);
+	CHECK(bp_reader_parse_conf("max_request = 128K\n", &c, &line) == 0);
+	CHECK(c.has_max_request && c.max_request == 128 << 10);
+	bp_reader_conf_init(&c);
+	CHECK(bp_reader_parse_conf("max_request = 6000\n", &c, &line) == -EINVAL);
+	CHECK(!c.has_max_request);	/* not a multiple of 4 KiB */
+}
+
+/* The probe file of bootpack setup: its two settings, nothing else, never an error. */
+static void test_probe(void)
+{
+	struct bp_reader_conf c;
+
+	bp_reader_conf_init(&c);
+	CHECK(bp_reader_parse_probe("# Written by 'bootpack setup'\nmodel=hdd-5k160\n"
+				    "far_ms=8.31\nmax_request=524288\nin_flight=8388608\n"
+				    "method=pread\nbudget=1M\n", &c) == 0);
+	CHECK(c.has_max_request && c.max_request == 512 << 10);
+	CHECK(c.has_in_flight && c.in_flight == 8 << 20);
+	CHECK(c.method == -1 && !c.has_budget);	/* only those two keys */
+	bp_reader_conf_init(&c);
+	CHECK(bp_reader_parse_probe("max_request=1\nin_flight=lots\nnonsense\n", &c) == 0);
+	CHECK(!c.has_max_request && !c.has_in_flight);
 }
 
 static void test_sizes(void)
@@ -131,6 +154,7 @@ int main(void)
 {
 	test_cmdline();
 	test_conf();
+	test_probe();
 	test_sizes();
 	return unit_exit();
 }

@@ -57,6 +57,11 @@ bootpack trace -d
 bootpack relayout --trace t 
 bootpack relayout --q
 bootpack verify -
+bootpack probe -
+bootpack probe 
+bootpack probe -t 
+bootpack setup --probe 
+bootpack-read --max-r
 bootpack trace -o t -- tru
 bootpack trace -o t -- bash --nor
 bootpack-read --me
@@ -75,7 +80,7 @@ want() {	# want LINE WORDS-REGEX
 	got=$(awk -F'|' -v l="$1" '$1 == l { print $2; exit }' "$BP_TMPDIR/got")
 	[[ $got =~ $2 ]] || bp_fail "completing '$1' gave '$got', expected /$2/"
 }
-want "bootpack " "^bench dump help pack relayout setup status trace verify $"
+want "bootpack " "^bench dump help pack probe relayout setup status trace verify $"
 want "bootpack -" "--quiet --verbose --version"
 want "bootpack help re" "^relayout $"
 want "bootpack dump --sort=" "^disk size time $"
@@ -90,6 +95,11 @@ want "bootpack trace -d " "disk.img"
 want "bootpack relayout --trace t " "disk.img"
 want "bootpack relayout --q" "^--quiet $"
 want "bootpack verify -" "--bytes .*--json .*--pack .*--trace .*--version"
+want "bootpack probe -" "--json .*--mounted .*--time"
+want "bootpack probe " "disk.img"
+want "bootpack probe -t " "^ *$"
+want "bootpack setup --probe " "^always auto never $"
+want "bootpack-read --max-r" "^--max-request $"
 want "bootpack trace -o t -- tru" "^true truncate $"
 want "bootpack trace -o t -- bash --nor" "--norc"
 want "bootpack-read --me" "^--meta-gap --method $"

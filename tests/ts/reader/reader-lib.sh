@@ -100,6 +100,7 @@ rd_issued() {
 	bp_expect_exit 0 "$@"
 	echo 0 >"$_rd_ev/enable"
 	cat "$_rd_inst/trace" >"$_rd_out"
+	rmdir "$_rd_inst" 2>/dev/null || true	# a case may call it again
 }
 
 # rd_read_sectors LOOP: sectors read so far (field 3 of /sys/block/X/stat).

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * probe.h --- measuring a disk read-only, and the nearest disk model
+ *
+ * bp_probe_run() opens a block device (or a regular file) O_RDONLY, with
+ * O_DIRECT where the filesystem allows it, and within a time budget
+ * measures what the reader and the judge need:
+ *
+ *  - the latency of one 4 KiB read at queue depth 1, at three distances
+ *    from the previous read: the next block ("seq"), a few MiB back
+ *    ("near"), anywhere on the device ("far", the random-read latency);
+ *  - random 4 KiB reads at deeper queues: BP_PROBE_QD threads each keep
+ *    one synchronous read in flight (no io_uring, no libaio), so depth 8
+ *    is 8 threads;
+ *  - the sequential rate of large reads;
+ *  - the largest request the device takes whole: the time of one read of N
+ *    bytes against two of N/2 bytes back to back; while N is taken whole,
+ *    the two cost one command more. Beside it the kernel's queue limits
+ *    (queue/max_sectors_kb, max_hw_sectors_kb) and queue/rotational;
+ *  - rotational or not, from the latencies: a disk whose far or near reads
+ *    cost milliseconds and several times the next block's rotates.
+ *
+ * Nothing is ever written. The nearest model (probe-model.c) compares these
+ * measurements with what each model of bp_disk_models[] predicts for the
+ * same reads: see bp_probe_distance().
+ */
+#ifndef BP_PROBE_H
+#define BP_PROBE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bperr.h"
+#include "diskmodel.h"
+
+#define BP_PROBE_SECONDS_DEFAULT 5.0
+#define BP_PROBE_SECONDS_MIN 0.5
+#define BP_PROBE_SECONDS_MAX 600.0
+#define BP_PROBE_MIN_SIZE (16ULL << 20)	/* smaller devices are refused */
+#define BP_PROBE_IO 4096		/* the latency reads */
+#define BP_PROBE_SEQ_REQUEST (1U << 20)	/* sequential reads, less if the queue says so */
+#define BP_PROBE_WHOLE_MIN (8U << 10)	/* sizes tried for the whole request */
+#define BP_PROBE_WHOLE_MAX (4U << 20)
+#define BP_PROBE_LAT_MAX 4096		/* latency samples kept per measurement */
+#define BP_PROBE_NQD 2
+extern const unsigned int bp_probe_depths[BP_PROBE_NQD];	/* 8, 32 */
+
+struct bp_probe_opts {
+	double seconds;		/* the whole probe's budget */
+	int mounted_ok;		/* accept a device mounted read-write */
+	uint64_t seed;		/* random offsets; 0: a fixed default */
+};
+
+struct bp_probe_lat {
+	double ms;		/* median */
+	double mean_ms;
+	uint64_t n;
+};
+
+struct bp_probe_qd {
+	unsigned int depth;
+	double ms;		/* median latency of one read */
+	double iops;		/* reads per second, all threads */
+	uint64_t n;
+};
+
+struct bp_probe {
+	char path[4096];
+	uint64_t size;		/* bytes */
+	int is_blockdev;
+	int direct;		/* O_DIRECT was used (a file on tmpfs: no) */
+	uint64_t seed;
+	/* sysfs (block devices): -1 / 0 when unknown */
+	int sys_rotational;
+	uint64_t sys_max_sectors_kb, sys_max_hw_sectors_kb;
+	uint64_t sys_max_request;	/* bytes: max_sectors_kb, 0 unknown */
+	/* measured, at queue depth 1 */
+	struct bp_probe_lat seq, near, far;
+	struct bp_probe_qd qd[BP_PROBE_NQD];
+	double rate_mbs;	/* sequential, MB/s (10^6) */
+	uint64_t seq_request;	/* its request size */
+	uint64_t seq_offset;	/* where it started */
+	uint64_t seq_bytes;
+	uint64_t max_request;	/* largest request taken whole, 0: unknown */
+	uint64_t whole_tested;	/* largest size tried */
+	double whole_saving_ms;	/* one command's cost, measured at the smallest size */
+	int rotational;		/* measured */
+	double elapsed_s;
+};
+
+/*
+ * Measure path within o->seconds (a few hundred ms more at most: one read
+ * per thread may be in flight at the deadline). ENOENT, EINVAL (not a
+ * block device or regular file, too small), BP_ET_MOUNTED (mounted
+ * read-write and !o->mounted_ok), or an errno; err says which.
+ */
+errcode_t bp_probe_run(const char *path, const struct bp_probe_opts *o, struct bp_probe *p,
+		       struct bp_err *err);
+
+/* The probe's random offsets (xorshift64): 4 KiB-aligned, len bytes fit in size. */
+static inline uint64_t bp_probe_next(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+static inline uint64_t bp_probe_rand_off(uint64_t *x, uint64_t size, uint64_t len)
+{
+	return (bp_probe_next(x) % ((size - len) / BP_PROBE_IO + 1)) * BP_PROBE_IO;
+}
+
+/* The median of v[0..n) (sorted in place); 0 when n is 0. */
+double bp_probe_median(double *v, size_t n);
+
+/* ---- the nearest model (probe-model.c) ---------------------------------- */
+
+/* What model m would have measured for the reads p made. */
+struct bp_probe_pred {
+	double far_ms;
+	double rate_mbs;
+	uint64_t max_request;
+	int rotational;
+};
+
+void bp_probe_predict(const struct bp_disk_model *m, const struct bp_probe *p,
+		      struct bp_probe_pred *out);
+
+/*
+ * The distance between measurements and a prediction, 0 for a perfect match:
+ *
+ *   d^2 = ln(far / far')^2 + ln(rate / rate')^2
+ *         + (log2(max_request / max_request') / 2)^2   (when measured)
+ *         + (rotational != rotational' ? 1 : 0)
+ *
+ * A factor e in the random latency or the rate weighs as much as a factor
+ * 4 in the request size or the wrong kind of disk.
+ */
+double bp_probe_distance(const struct bp_probe *p, const struct bp_probe_pred *pred);
+
+/*
+ * Every model of bp_disk_models[] ranked by distance, nearest first, into
+ * rank[0..n) (n: at least the number of models) with their distances; the
+ * number of models. A model added to the table takes part with no change here.
+ */
+size_t bp_probe_rank(const struct bp_probe *p, const struct bp_disk_model **rank, double *dist,
+		     size_t n);
+
+/*
+ * The reader's settings from a probe: the request size cap (the largest
+ * request taken whole, else the queue limit; 0 unknown) and the in-flight
+ * window (bytes).
+ */
+uint64_t bp_probe_reader_request(const struct bp_probe *p);
+uint64_t bp_probe_reader_window(const struct bp_probe *p);
+
+/*
+ * The probe as key=value lines (the file 'bootpack setup' keeps for
+ * bootpack-read): model, distance, next_ms, near_ms, far_ms, qd8_iops,
+ * qd32_iops, rate_mbs, cmd_ms, rotational, max_request and in_flight (the
+ * reader's settings). 0, or -1 if len is too small.
+ */
+int bp_probe_format_kv(const struct bp_probe *p, char *buf, size_t len);
+
+#endif /* BP_PROBE_H */

@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# bootpack probe names the disk model that serves the disk: an image served
+# by nbdkit through the delay filter (bench/boot/bootpack-delay.c) with each
+# model of the table in turn, probed for 5 s, must be named after that
+# model. The kernel here has no nbd driver (CONFIG_BLK_DEV_NBD not set), so
+# the export is seen as a regular file through FUSE (nbdfuse, libnbd-bin):
+# FUSE adds its own ~0.3 ms to a request and splits reads at 128 KiB, which
+# the nearest-model rule must see through. The image is unchanged after.
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
+bp_require_root
+bp_require_cmd nbdkit nbdfuse fusermount3 sha256sum
+filter=$top_builddir/bench/boot/nbdkit-bootpack-delay-filter.so
+[ -f "$filter" ] || bp_skip "filter not built (configure did not find nbdkit-plugin-dev)"
+[ -c /dev/fuse ] || bp_skip "no /dev/fuse"
+
+img=$BP_TMPDIR/probe-delay-b.img
+dd if=/dev/urandom of="$img" bs=1M count=128 status=none
+sum0=$(sha256sum <"$img")
+mnt=$BP_TMPDIR/fuse
+mkdir -p "$mnt"
+bp_on_exit "fusermount3 -u '$mnt'"
+models=$("$BOOTPACK" bench --help | sed -n "/^Models:/,/^\$/s/^ \([a-z0-9-]*\) .*/\1/p")
+for model in $models; do
+	nbdkit -U - --filter="$filter" file "$img" model="$model" --run "
+		nbdfuse --readonly '$mnt' \"\$uri\" &
+		for i in \$(seq 50); do [ -f '$mnt/nbd' ] && break; sleep 0.1; done
+		'$BOOTPACK' probe --time 5 --json '$mnt/nbd' >'$BP_TMPDIR/$model.json'; rc=\$?
+		fusermount3 -u '$mnt'; wait; exit \$rc" >"$BP_TMPDIR/nbdkit.out" 2>&1 ||
+		{ cat "$BP_TMPDIR/nbdkit.out"; bp_fail "$model: nbdkit, nbdfuse or probe failed"; }
+	got=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["probe"]
+print("# %s: far %.3f ms, %.1f MB/s, max_request %s, rotational %s: %s (%.2f), then %s (%.2f)" % (
+      sys.argv[2], d["latency"]["far"]["ms"], d["rate_mbs"], d["max_request"], d["rotational"],
+      d["model"], d["distance"], d["models"][1]["model"], d["models"][1]["distance"]), file=sys.stderr)
+print(d["model"])' "$BP_TMPDIR/$model.json" "$model")
+	[ "$got" = "$model" ] || bp_fail "served as $model, probe names $got"
+done
+[ "$(sha256sum <"$img")" = "$sum0" ] || bp_fail "the image changed"
+exit 0

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test-probe-model.c --- the nearest-model rule of bootpack probe, on made-up measurements
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "probe.h"
+#include "unit.h"
+
+#define MAXM 64
+
+/* A probe of a 4 GiB device as bp_probe_run() fills it, before the measured figures. */
+static void blank(struct bp_probe *p)
+{
+	memset(p, 0, sizeof(*p));
+	snprintf(p->path, sizeof(p->path), "/dev/made-up");
+	p->size = 4ULL << 30;
+	p->seed = 0x9e3779b97f4a7c15ULL;
+	p->sys_rotational = -1;
+	p->far.n = 100;
+	p->seq_request = 1 << 20;
+	p->seq_offset = 1ULL << 30;
+	p->seq_bytes = 64ULL << 20;
+	p->whole_tested = 4 << 20;
+}
+
+static const char *nearest(const struct bp_probe *p)
+{
+	const struct bp_disk_model *rank[MAXM];
+	double dist[MAXM];
+
+	return bp_probe_rank(p, rank, dist, MAXM) ? rank[0]->name : "";
+}
+
+/* far_ms, rate_mbs, max_request (0: not measured), rotational: the nearest is want. */
+static void expect(double far, double rate, uint64_t maxreq, int rot, const char *want)
+{
+	struct bp_probe p;
+	const char *got;
+
+	blank(&p);
+	p.far.ms = far;
+	p.rate_mbs = rate;
+	p.max_request = maxreq;
+	p.rotational = rot;
+	got = nearest(&p);
+	if (strcmp(got, want) != 0)
+		fprintf(stderr, "far %.3f ms, %.1f MB/s, max %llu, rot %d: %s, not %s\n", far, rate,
+			(unsigned long long)maxreq, rot, got, want);
+	CHECK(strcmp(got, want) == 0);
+}
+
+int main(void)
+{
+	struct bp_probe_pred pred;
+	struct bp_probe p;
+	size_t i, n;
+
+	/* Every model of the table, new ones too, is named from what it predicts itself,
+	 * exactly and 8 % off in each figure. */
+	for (n = 0; bp_disk_models[n]; n++) {
+		const struct bp_disk_model *m = bp_disk_models[n];
+		static const double off[][2] = { { 1.0, 1.0 }, { 1.08, 0.92 }, { 0.92, 1.08 } };
+
+		blank(&p);
+		bp_probe_predict(m, &p, &pred);
+		CHECK(pred.far_ms > 0 && pred.rate_mbs > 0 && pred.max_request > 0);
+		for (i = 0; i < ARRAY_SIZE(off); i++) {
+			p.far.ms = pred.far_ms * off[i][0];
+			p.rate_mbs = pred.rate_mbs * off[i][1];
+			p.max_request = pred.max_request;
+			p.rotational = pred.rotational;
+			if (i == 0)
+				CHECK(bp_probe_distance(&p, &pred) < 1e-9);
+			if (strcmp(nearest(&p), m->name) != 0)
+				fprintf(stderr, "%s's own figures (x%.2f, x%.2f) name %s\n", m->name,
+					off[i][0], off[i][1], nearest(&p));
+			CHECK(strcmp(nearest(&p), m->name) == 0);
+			/* unknown request size: the latency, the rate and the kind still decide */
+			p.max_request = 0;
+			CHECK(strcmp(nearest(&p), m->name) == 0);
+		}
+	}
+	CHECK(n >= 3);
+
+	/* Asked for the nearest alone, rank() still looks at the whole table. */
+	blank(&p);
+	bp_probe_predict(bp_disk_models[n - 1], &p, &pred);
+	p.far.ms = pred.far_ms;
+	p.rate_mbs = pred.rate_mbs;
+	p.rotational = pred.rotational;
+	{
+		const struct bp_disk_model *one[1];
+		double d1[1];
+
+		CHECK(bp_probe_rank(&p, one, d1, 1) == 1 && one[0] == bp_disk_models[n - 1]);
+	}
+
+	/* Figures a person would write down for the three 2008-era kinds of disk. */
+	expect(8.5, 44.0, 512 << 10, 1, "hdd-5k160");		/* seeks + half a turn */
+	expect(0.65, 24.0, 128 << 10, 0, "eee-flash");		/* 0.5 ms a command */
+	expect(0.09, 520.0, 512 << 10, 0, "sata-ssd");
+	expect(0.09, 520.0, 0, 0, "sata-ssd");
+
+	/* The distance: a factor e in latency or rate is 1, a factor 4 in request size is 1,
+	 * the wrong kind is 1; each term on its own ratio. */
+	blank(&p);
+	memset(&pred, 0, sizeof(pred));
+	p.far.ms = 1.0;
+	p.rate_mbs = 100.0;
+	p.max_request = 512 << 10;
+	pred.far_ms = exp(1.0);
+	pred.rate_mbs = 100.0 * exp(0.5);
+	pred.max_request = 128 << 10;
+	CHECK(fabs(bp_probe_distance(&p, &pred) - sqrt(2.25)) < 1e-9);
+	pred.rotational = 1;
+	CHECK(fabs(bp_probe_distance(&p, &pred) - sqrt(3.25)) < 1e-9);
+	p.max_request = 0;	/* not measured: no term */
+	CHECK(fabs(bp_probe_distance(&p, &pred) - sqrt(2.25)) < 1e-9);
+
+	/* What the models predict, from their documented figures: half a turn at 5400
+	 * rpm (5.56 ms) and more for a disk; 0.5 ms + 4 KiB at 25 MB/s for the EEE's
+	 * flash; its sequential megabyte: 1 MB at 25 MB/s and 8 commands of 128 KiB. */
+	blank(&p);
+	bp_probe_predict(bp_disk_model_find("hdd-5k160"), &p, &pred);
+	CHECK(pred.far_ms > 5.56 && pred.far_ms < 25.0 && pred.rotational);
+	bp_probe_predict(bp_disk_model_find("eee-flash"), &p, &pred);
+	CHECK(fabs(pred.far_ms - (0.5 + 4096 / 25e3)) < 1e-6 && !pred.rotational);
+	CHECK(fabs(pred.rate_mbs - 1048576 / (1048576 / 25.0 + 8 * 500.0)) < 1e-6);
+	CHECK(pred.max_request == 128 << 10);
+
+	/* The kernel's request limit caps what a model can show (split at max_sectors_kb). */
+	blank(&p);
+	p.sys_max_request = 64 << 10;
+	bp_probe_predict(bp_disk_model_find("hdd-5k160"), &p, &pred);
+	CHECK(pred.max_request == 64 << 10);
+
+	/* The reader's settings. */
+	blank(&p);
+	p.far.ms = 10.0;
+	p.max_request = 128 << 10;
+	p.sys_max_request = 1280 << 10;
+	CHECK(bp_probe_reader_request(&p) == 128 << 10);
+	p.max_request = 0;
+	CHECK(bp_probe_reader_request(&p) == 1 << 20);	/* 1280 KiB: a power of two below */
+	p.qd[0].depth = 8;
+	p.qd[0].iops = 100.0;	/* as depth 1: one at a time */
+	p.qd[1].depth = 32;
+	p.qd[1].iops = 100.0;
+	CHECK(bp_probe_reader_window(&p) == 4 << 20);
+	p.qd[0].iops = 700.0;	/* 7 times depth 1's 100/s */
+	CHECK(bp_probe_reader_window(&p) == 8 << 20);
+	p.qd[1].iops = 2000.0;
+	CHECK(bp_probe_reader_window(&p) == 32 << 20);
+	return unit_exit();
+}
