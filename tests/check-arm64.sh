@@ -22,7 +22,7 @@ mkdir -p "$b/src"
 cd "$b/src"
 [ -f configure ] || ./autogen.sh >/dev/null 2>&1
 [ -f Makefile ] || ./configure -q --host=aarch64-linux-gnu \
-	CPPFLAGS="-I$sr/usr/include" LDFLAGS="-L$sr/usr/lib/aarch64-linux-gnu -Wl,-rpath-link,$sr/usr/lib/aarch64-linux-gnu"
+	CPPFLAGS="-isystem $sr/usr/include" LDFLAGS="-L$sr/usr/lib/aarch64-linux-gnu -Wl,-rpath-link,$sr/usr/lib/aarch64-linux-gnu"
 make -s -j2
 make -s -j2 check TESTS= >/dev/null
 export QEMU_LD_PREFIX=/usr/aarch64-linux-gnu
