@@ -31,7 +31,7 @@ pass=0 fail=0
 for t in tests/unit/test-* readahead-pack/parse/test-pack-parse readahead-pack/reader/test-reader-conf trace/test-*; do
 	[ -x "$t" ] && [ ! -d "$t" ] || continue
 	for pg in 4096 16384 65536; do
-		if qemu-aarch64 -L /usr/aarch64-linux-gnu -p $pg "$t" >"$t.qemu-$pg.log" 2>&1; then
+		if timeout 60 qemu-aarch64 -L /usr/aarch64-linux-gnu -p $pg "$t" >"$t.qemu-$pg.log" 2>&1; then
 			pass=$((pass + 1)); echo "ok   $t (pages $pg)"
 		else
 			fail=$((fail + 1)); echo "FAIL $t (pages $pg)"
