@@ -11,7 +11,7 @@
  * ever written as a native C struct):
  *
  *   +--------------------------------+  offset 0
- *   | header (struct bp_pack_header) |  hdr_size bytes (128 in version 1)
+ *   | header (struct bp_pack_header) |  hdr_size bytes (128 or 136 in version 1)
  *   +--------------------------------+  offset hdr_size
  *   | body, as stored                |  body_size bytes; a zlib stream
  *   |                                |  (RFC 1950 deflate) when the incompat
@@ -52,6 +52,17 @@
  * mtime when the pack was written; a reader that sees another (st_ino, size,
  * mtime) — or, with FS_IOC_GETVERSION, generation — skips the entry.
  *
+ * Page size: the kernel reads whole pages, so the writer rounds each file
+ * range out to the page size of the machine the pack is for (the running
+ * system's, or `bootpack pack --page-size`) and counts the budget in those
+ * pages. The header records it (page_size, with COMPAT_PAGE_SIZE, in a
+ * header of 136 bytes); a pack without the bit was built for 4096-byte
+ * pages. A reader on a machine with larger pages rounds the ranges out to
+ * its own pages; one with smaller pages reads them as recorded. Older
+ * readers ignore the compat bit and the longer header (hdr_size and the
+ * header CRC cover it), which is why this is a compat feature: the ranges
+ * mean the same bytes on every page size.
+ *
  * Features, as in ext4 and e2undo: a reader ignores unknown compat bits,
  * may read a pack with unknown ro_compat bits (it must not rewrite it), and
  * refuses one with unknown incompat bits.
@@ -65,7 +76,8 @@
 #define BP_PACK_MAGIC		"BOOTPACK"	/* 8 bytes, no NUL */
 #define BP_PACK_MAGIC_LEN	8
 #define BP_PACK_VERSION		1
-#define BP_PACK_HDR_SIZE	128		/* header size written by version 1 */
+#define BP_PACK_HDR_SIZE_MIN	128		/* the smallest header: version 1 as first written */
+#define BP_PACK_HDR_SIZE	136		/* header size written now (page_size) */
 #define BP_PACK_HDR_SIZE_MAX	4096		/* larger headers are refused */
 
 /* Default location, for writer and reader alike. */
@@ -74,6 +86,12 @@
 /* compat: informational, ignored by readers that do not know them */
 #define BP_PACK_COMPAT_MTIME_NSEC	0x00000001	/* mtime_nsec fields are meaningful */
 #define BP_PACK_COMPAT_RELAYOUT		0x00000002	/* written by relayout after it moved blocks */
+#define BP_PACK_COMPAT_PAGE_SIZE	0x00000004	/* page_size (offset 128) is meaningful */
+
+/* Page sizes: without COMPAT_PAGE_SIZE a pack was built for 4096-byte pages. */
+#define BP_PACK_PAGE_SIZE_DEFAULT	4096
+#define BP_PACK_PAGE_SIZE_MIN		4096
+#define BP_PACK_PAGE_SIZE_MAX		(256U << 10)	/* hexagon's largest; arm64, ppc64: 64 KiB */
 
 /* incompat: a reader that does not know one must refuse the pack */
 #define BP_PACK_INCOMPAT_DEFLATE	0x00000001	/* body is a zlib stream */
@@ -97,7 +115,8 @@
 #define BP_PACK_MAX_RANGE	(1ULL << 40)		/* length of one range */
 
 /*
- * The header, 128 bytes. Offsets on the left; every field little-endian.
+ * The header, 136 bytes (128 in packs without COMPAT_PAGE_SIZE). Offsets on
+ * the left; every field little-endian.
  * This struct documents the layout; code reads and writes it field by field
  * with the helpers below, never with fread/fwrite of the struct.
  */
@@ -124,7 +143,9 @@ struct bp_pack_header {
 	uint32_t nentries;		/* 116: file entries */
 	uint32_t strtab_size;		/* 120: bytes of string table */
 	uint32_t nfiles;		/* 124: distinct files (paths) among the entries */
-};					/* 128 */
+	uint32_t page_size;		/* 128: page size in bytes the pack was built for */
+	uint32_t reserved;		/* 132: 0 */
+};					/* 136 */
 
 #define BP_PACK_OFF_MAGIC		0
 #define BP_PACK_OFF_VERSION		8
@@ -148,6 +169,7 @@ struct bp_pack_header {
 #define BP_PACK_OFF_NENTRIES		116
 #define BP_PACK_OFF_STRTAB_SIZE		120
 #define BP_PACK_OFF_NFILES		124
+#define BP_PACK_OFF_PAGE_SIZE		128	/* with COMPAT_PAGE_SIZE only */
 
 /* A metadata range, 24 bytes. */
 struct bp_pack_meta_rec {

@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bp_et.h"
 #include "trace-engine.h"
@@ -147,6 +148,18 @@ static int parse_dev(const char *p, uint32_t *kdev)
 		return -1;
 	*kdev = BP_KDEV(ma, mi);
 	return 0;
+}
+
+uint64_t bp_trace_page_size(void)
+{
+	static uint64_t pg;
+
+	if (!pg) {
+		long v = sysconf(_SC_PAGESIZE);
+
+		pg = v >= 4096 && !(v & (v - 1)) ? (uint64_t)v : 4096;
+	}
+	return pg;
 }
 
 static errcode_t parse_filemap(struct text_ctx *x, const char *ev, const char *pl, uint64_t ts,

@@ -18,7 +18,13 @@
 #define BP_KDEV_MAJOR(k) ((uint32_t)(k) >> 20)
 #define BP_KDEV_MINOR(k) ((uint32_t)(k) & 0xfffff)
 
-#define BP_PAGE_SIZE 4096ULL	/* the unit of the filemap events' ofs fields */
+/*
+ * The unit of the filemap events' pages (order=N is 2^N of them): the page
+ * size of the running system, which is the traced one for a live trace
+ * (sysconf; 4096 if it cannot say).
+ */
+uint64_t bp_trace_page_size(void);
+#define BP_PAGE_SIZE bp_trace_page_size()
 
 /* --- collect.c: events to page ranges per inode ------------------------ */
 

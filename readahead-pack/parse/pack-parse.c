@@ -87,6 +87,7 @@ static void decode_header(const uint8_t *h, struct bp_pack_info *in)
 	in->nentries = bp_get_le32(h + BP_PACK_OFF_NENTRIES);
 	in->strtab_size = bp_get_le32(h + BP_PACK_OFF_STRTAB_SIZE);
 	in->nfiles = bp_get_le32(h + BP_PACK_OFF_NFILES);
+	in->page_size = BP_PACK_PAGE_SIZE_DEFAULT;	/* see the check of COMPAT_PAGE_SIZE */
 }
 
 /* crc32 of the header bytes with the header_crc field counted as zero. */
@@ -166,12 +167,12 @@ int bp_pack_open_mem_why(const void *buf, size_t len, struct bp_pack **ret, cons
 		FAIL(-EBADMSG, "empty file");
 	if (!bp_pack_has_magic(b, len))
 		FAIL(-EBADMSG, "bad magic (not a bootpack pack)");
-	if (len < BP_PACK_HDR_SIZE)
+	if (len < BP_PACK_HDR_SIZE_MIN)
 		FAIL(-EBADMSG, "truncated header");
 	decode_header(b, in);
 	if (in->version != BP_PACK_VERSION)
 		FAIL(-EOPNOTSUPP, "unsupported format version");
-	if (in->hdr_size < BP_PACK_HDR_SIZE || in->hdr_size > BP_PACK_HDR_SIZE_MAX)
+	if (in->hdr_size < BP_PACK_HDR_SIZE_MIN || in->hdr_size > BP_PACK_HDR_SIZE_MAX)
 		FAIL(-EBADMSG, "bad header size");
 	if (in->hdr_size > len)
 		FAIL(-EBADMSG, "truncated header");
@@ -182,6 +183,15 @@ int bp_pack_open_mem_why(const void *buf, size_t len, struct bp_pack **ret, cons
 	if (in->block_size < 1024 || in->block_size > 65536 ||
 	    (in->block_size & (in->block_size - 1)))
 		FAIL(-EBADMSG, "bad block size");
+	/* Without the feature (packs of older writers): 4096-byte pages. */
+	if (in->feature_compat & BP_PACK_COMPAT_PAGE_SIZE) {
+		if (in->hdr_size < BP_PACK_OFF_PAGE_SIZE + 4)
+			FAIL(-EBADMSG, "header too short for its page size");
+		in->page_size = bp_get_le32(b + BP_PACK_OFF_PAGE_SIZE);
+		if (in->page_size < BP_PACK_PAGE_SIZE_MIN || in->page_size > BP_PACK_PAGE_SIZE_MAX ||
+		    (in->page_size & (in->page_size - 1)))
+			FAIL(-EBADMSG, "bad page size");
+	}
 
 	/* Sizes and counts against the hard limits, then against each other. */
 	if (in->nmeta > BP_PACK_MAX_META || in->nentries > BP_PACK_MAX_ENTRIES)

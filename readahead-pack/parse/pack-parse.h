@@ -52,6 +52,7 @@ struct bp_pack_info {
 	uint32_t nentries;
 	uint32_t strtab_size;
 	uint32_t nfiles;
+	uint32_t page_size;	/* built for; 4096 without BP_PACK_COMPAT_PAGE_SIZE */
 	uint32_t header_crc, body_crc;
 };
 

@@ -53,6 +53,7 @@ static void fill(struct bp_pack_wdata *d, enum bp_pack_compress c)
 	d->budget = 75 << 20;
 	d->cut_bytes = 4242;
 	d->feature_compat = BP_PACK_COMPAT_MTIME_NSEC;
+	d->page_size = 16384;
 	d->compress = c;
 	d->meta = meta;
 	d->nmeta = ARRAY_SIZE(meta);
@@ -118,7 +119,8 @@ static void test_round_trip(enum bp_pack_compress c)
 	CHECK(in->created == 1767225600 && in->budget == 75 << 20 && in->cut_bytes == 4242);
 	CHECK(in->nmeta == 2 && in->nentries == 4 && in->nfiles == 3);
 	CHECK(in->total_bytes == 8192 + 4096 + 65536 + 4096 + 4096 + 200000);
-	CHECK(in->feature_compat == BP_PACK_COMPAT_MTIME_NSEC);
+	CHECK(in->feature_compat == (BP_PACK_COMPAT_MTIME_NSEC | BP_PACK_COMPAT_PAGE_SIZE) &&
+	      in->page_size == 16384);
 	if (c == BP_PACK_COMPRESS_ALWAYS)
 		CHECK(in->feature_incompat & BP_PACK_INCOMPAT_DEFLATE);
 	if (c == BP_PACK_COMPRESS_NEVER)
@@ -253,6 +255,46 @@ static void edit64(size_t off, uint64_t v, int want, const char *what)
 #define H BP_PACK_HDR_SIZE
 #define E0 (H + 2 * BP_PACK_META_SIZE)			/* first entry */
 #define STRTAB (E0 + 4 * BP_PACK_ENTRY_SIZE)
+
+/* The page size: recorded (136-byte header), or absent in an older pack (4096). */
+static void test_page_size(void)
+{
+	struct bp_pack_wdata d;
+	struct bp_err err = { 0 };
+	struct bp_pack *p = NULL;
+	size_t len;
+	uint8_t *buf;
+
+	fill(&d, BP_PACK_COMPRESS_NEVER);
+	CHECK(bp_pack_serialize(&d, (void **)&buf, &len, &err) == 0);
+	CHECK(bp_get_le32(buf + BP_PACK_OFF_HDR_SIZE) == 136);
+	CHECK(bp_get_le32(buf + BP_PACK_OFF_COMPAT) & BP_PACK_COMPAT_PAGE_SIZE);
+	CHECK(bp_pack_open_mem(buf, len, &p) == 0 && bp_pack_info(p)->page_size == 16384);
+	bp_pack_free(p);
+	p = NULL;
+	/* without the compat bit the field means nothing: 4096 */
+	bp_put_le32(buf + BP_PACK_OFF_COMPAT, BP_PACK_COMPAT_MTIME_NSEC);
+	refix(buf, len);
+	CHECK(bp_pack_open_mem(buf, len, &p) == 0 && bp_pack_info(p)->page_size == 4096);
+	bp_pack_free(p);
+	p = NULL;
+	free(buf);
+	/* what older writers wrote: 128 bytes of header, no bit */
+	d.page_size = 0;
+	CHECK(bp_pack_serialize(&d, (void **)&buf, &len, &err) == 0);
+	CHECK(bp_get_le32(buf + BP_PACK_OFF_HDR_SIZE) == 128);
+	CHECK(!(bp_get_le32(buf + BP_PACK_OFF_COMPAT) & BP_PACK_COMPAT_PAGE_SIZE));
+	CHECK(bp_pack_open_mem(buf, len, &p) == 0 && bp_pack_info(p)->page_size == 4096);
+	bp_pack_free(p);
+	free(buf);
+	/* the bit with a 128-byte header, or a page size that is none */
+	edit32(BP_PACK_OFF_PAGE_SIZE, 3000, -EBADMSG, "page size not a power of two");
+	edit32(BP_PACK_OFF_PAGE_SIZE, 2048, -EBADMSG, "page size below 4096");
+	edit32(BP_PACK_OFF_PAGE_SIZE, 1U << 20, -EBADMSG, "page size above 256 KiB");
+	edit32(BP_PACK_OFF_PAGE_SIZE, 65536, 0, "64 KiB pages");
+	d.page_size = 3000;
+	CHECK(bp_pack_serialize(&d, (void **)&buf, &len, &err) == EINVAL);
+}
 
 static void test_fields(void)
 {
@@ -494,6 +536,7 @@ int main(void)
 	test_truncated(BP_PACK_COMPRESS_ALWAYS);
 	test_corrupt_header();
 	test_fields();
+	test_page_size();
 	test_paths();
 	test_writer_refuses();
 	test_deflate();

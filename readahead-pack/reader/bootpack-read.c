@@ -128,6 +128,12 @@ int bp_read_run(struct bp_read_settings *s)
 			st.meta_gap_how == BP_GAP_NOT_ROTATING ? "auto, not rotating" :
 			st.meta_gap_how == BP_GAP_UNKNOWN ? "auto, rotation unknown" : "set",
 			(unsigned long long)st.meta_gap_bytes);
+	if (st.pack_page_size && st.pack_page_size != st.page_size)
+		bp_rlog(BP_RLOG_INFO, "pack built for %llu-byte pages, this system's are %llu: %s",
+			(unsigned long long)st.pack_page_size, (unsigned long long)st.page_size,
+			st.pack_page_size < st.page_size ?
+			"file ranges rounded out to whole pages of this system" :
+			"ranges read as recorded (whole pages of the pack's)");
 	if (st.meta_deferred)
 		bp_rlog(BP_RLOG_INFO, "metadata first needed later in the boot read at its place in "
 			"the stream: %llu bytes", (unsigned long long)st.meta_deferred);
@@ -151,7 +157,7 @@ extern char __executable_start[], _end[];
 #define BP_STR2(x) #x
 #define BP_STR(x) BP_STR2(x)
 /*
- * The ELF entry point of the static x86-64 reader (-Wl,-e,bp_read_entry):
+ * The ELF entry point of the static x86-64 or aarch64 reader (-Wl,-e,bp_read_entry):
  * static glibc's start-up (IRELATIVE relocations, TLS, tunables) touches
  * most of the image before main(), one page fault at a time, each a 128 KiB
  * read around it in the order the code runs: 10 requests, 4 of them
@@ -160,6 +166,8 @@ extern char __executable_start[], _end[];
  * _start runs with the registers as the kernel left them: %rdx is 0 (no
  * rtld_fini in a static program), %rsp at argc.
  */
+#if defined(__x86_64__)
+/* x86-64 has 4096-byte pages only: the image's start rounded down to one. */
 __asm__("	.text\n"
 	"	.globl bp_read_entry\n"
 	"	.type bp_read_entry, @function\n"
@@ -174,6 +182,42 @@ __asm__("	.text\n"
 	"	xor %edx, %edx\n"
 	"	jmp _start\n"
 	"	.size bp_read_entry, .-bp_read_entry\n");
+#elif defined(__aarch64__)
+/*
+ * aarch64 kernels use 4, 16 or 64 KiB pages: the page size is taken from
+ * the auxiliary vector (AT_PAGESZ, 6) above envp; x0 (rtld_fini) is 0 for
+ * _start again after the system call.
+ */
+__asm__("	.text\n"
+	"	.globl bp_read_entry\n"
+	"	.type bp_read_entry, %function\n"
+	"bp_read_entry:\n"
+	"	mov x9, sp\n"
+	"	ldr x10, [x9], #8\n"		/* argc; x9: argv */
+	"	add x9, x9, x10, lsl #3\n"
+	"	add x9, x9, #8\n"		/* envp */
+	"1:	ldr x10, [x9], #8\n"
+	"	cbnz x10, 1b\n"		/* x9: auxv */
+	"	mov x11, #65536\n"		/* no AT_PAGESZ: the largest page */
+	"2:	ldp x10, x12, [x9], #16\n"
+	"	cbz x10, 3f\n"
+	"	cmp x10, #6\n"
+	"	b.ne 2b\n"
+	"	mov x11, x12\n"
+	"3:	adrp x0, __executable_start\n"
+	"	add x0, x0, :lo12:__executable_start\n"
+	"	sub x12, x11, #1\n"
+	"	bic x0, x0, x12\n"
+	"	adrp x1, _end\n"
+	"	add x1, x1, :lo12:_end\n"
+	"	sub x1, x1, x0\n"
+	"	mov x2, #" BP_STR(MADV_WILLNEED) "\n"
+	"	mov x8, #" BP_STR(__NR_madvise) "\n"
+	"	svc #0\n"
+	"	mov x0, #0\n"
+	"	b _start\n"
+	"	.size bp_read_entry, .-bp_read_entry\n");
+#endif
 #endif
 
 /*

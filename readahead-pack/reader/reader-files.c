@@ -196,6 +196,21 @@ struct pending {
 
 static void flush(struct rctx *c, struct pending *pd)
 {
+	if (pd->len && c->round_out) {
+		/*
+		 * A pack built for smaller pages than this system's: the
+		 * range rounded out to whole pages of this one (what the
+		 * kernel reads anyway; past the end of the file reads nothing).
+		 */
+		uint64_t a = pd->off & ~(c->pg - 1);
+		uint64_t b = (pd->off + pd->len + c->pg - 1) & ~(c->pg - 1);
+
+		if (pd->phys != BP_PACK_PHYS_NONE)
+			pd->phys = pd->phys >= pd->off - a ? pd->phys - (pd->off - a) :
+							     BP_PACK_PHYS_NONE;
+		pd->off = a;
+		pd->len = b - a;
+	}
 	if (pd->len) {
 		c->range_phys = pd->phys;
 		c->st->bytes += rd_read_range(c, pd->fd, pd->off, pd->len, pd->path_off);

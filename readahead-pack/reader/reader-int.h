@@ -75,6 +75,8 @@ struct rctx {
 	uint64_t file_queued;	/* bytes of file ranges issued so far (pass 1) */
 	int streaming;		/* o->streaming() was called */
 	int pass;		/* 1: read; 2: check residency, read what is missing */
+	uint64_t pg;		/* this system's page size (sysconf), a power of two */
+	int round_out;		/* the pack is for smaller pages: file ranges rounded out to pg */
 };
 
 /* reader-read.c: how a range is read */
@@ -84,7 +86,7 @@ int rd_uring_submit(struct rctx *c);
 void rd_uring_drain(struct rctx *c);
 uint64_t rd_read_range(struct rctx *c, int fd, uint64_t off, uint64_t len, uint64_t tag);
 void rd_streaming(struct rctx *c);
-unsigned char *rd_mincore(int fd, uint64_t first, uint64_t npages);
+unsigned char *rd_mincore(const struct rctx *c, int fd, uint64_t first, uint64_t npages);
 
 /* reader-files.c: the file entries */
 int rd_hash_init(struct rctx *c, uint32_t nfiles);

@@ -73,6 +73,10 @@ int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 	c.nullfd = -1;
 	c.devfd = -1;
 	c.pass = 1;
+	c.pg = bp_reader_page_size();
+	c.round_out = in->page_size < c.pg;
+	st->pack_page_size = in->page_size;
+	st->page_size = c.pg;
 	c.rootfd = open(o->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (c.rootfd < 0 || fstat(c.rootfd, &rst) < 0) {
 		rc = -errno;
@@ -106,7 +110,7 @@ int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 	if (o->method == BP_READ_READAHEAD || o->method == BP_READ_FADVISE) {
 		uint64_t cap = bp_reader_ra_cap(major(c.root_dev), minor(c.root_dev), o->as_init);
 
-		if (cap >= 4096 && cap < c.chunk)
+		if (cap >= c.pg && cap < c.chunk)
 			c.chunk = (size_t)cap;
 	}
 

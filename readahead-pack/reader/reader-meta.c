@@ -20,10 +20,10 @@
 #include "reader-int.h"
 
 /* 1 if every page of [off, off + len) of fd is in the page cache. */
-static int resident(int fd, uint64_t off, uint64_t len)
+static int resident(const struct rctx *c, int fd, uint64_t off, uint64_t len)
 {
-	uint64_t first = off & ~4095ULL, n = (off + len - first + 4095) / 4096, i;
-	unsigned char *vec = rd_mincore(fd, first, n);
+	uint64_t first = off & ~(c->pg - 1), n = (off + len - first + c->pg - 1) / c->pg, i;
+	unsigned char *vec = rd_mincore(c, fd, first, n);
 
 	if (!vec)
 		return 0;
@@ -107,7 +107,7 @@ void rd_read_meta(struct rctx *c, const struct bp_pack *p, int devfd)
 		 * no residency check then (a mapping and mincore(2) per range).
 		 */
 		if (i < n && c->pass == 1 && m.budget_pos < ch.budget &&
-		    ch.budget > BP_READER_META_EARLY && !resident(devfd, m.offset, m.length))
+		    ch.budget > BP_READER_META_EARLY && !resident(c, devfd, m.offset, m.length))
 			ch.budget = m.budget_pos;
 		if (i < n && c->pass == 1)
 			c->st->meta_ranges++;

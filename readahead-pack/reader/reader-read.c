@@ -129,9 +129,9 @@ void rd_count_bytes(struct rctx *c, uint64_t tag, uint64_t n)
  * pages (a file's last page is read whole). The window counts these, so
  * that a refill of the region, one run on the disk, ends where it meant to.
  */
-static uint64_t disk_bytes(uint64_t n)
+static uint64_t disk_bytes(const struct rctx *c, uint64_t n)
 {
-	return (n + 4095) & ~4095ULL;
+	return (n + c->pg - 1) & ~(c->pg - 1);
 }
 
 /*
@@ -153,7 +153,7 @@ static unsigned int uring_reap(struct rctx *c, unsigned int wait_nr)
 			int fd;
 
 			rd_count_bytes(c, r->tag, got);
-			c->in_flight -= disk_bytes(r->len) < c->in_flight ? disk_bytes(r->len) :
+			c->in_flight -= disk_bytes(c, r->len) < c->in_flight ? disk_bytes(c, r->len) :
 									     c->in_flight;
 			if (r->res == 0 || got >= r->len)
 				continue;
@@ -249,7 +249,7 @@ static void uring_range(struct rctx *c, int fd, uint64_t off, uint64_t len, uint
 	 * does not know, the request goes on (the plug merges what it can).
 	 */
 	if (phys != BP_PACK_PHYS_NONE && c->next_phys != BP_PACK_PHYS_NONE &&
-	    (phys < c->next_phys || phys - c->next_phys >= 4096))
+	    (phys < c->next_phys || phys - c->next_phys >= c->pg))
 		rd_end_request(c);
 	while (done < len && !rd_out_of_time(c)) {
 		uint32_t n = (uint32_t)(len - done < c->chunk ? len - done : c->chunk);
@@ -269,13 +269,13 @@ static void uring_range(struct rctx *c, int fd, uint64_t off, uint64_t len, uint
 			c->fill_to = refill_end(c);
 		/* a read ends where the request does, on a page */
 		if (c->req_bytes && c->req_fill + n > c->req_bytes &&
-		    c->req_bytes - c->req_fill >= 4096)
-			n = (uint32_t)((c->req_bytes - c->req_fill) & ~4095ULL);
+		    c->req_bytes - c->req_fill >= c->pg)
+			n = (uint32_t)((c->req_bytes - c->req_fill) & ~(c->pg - 1));
 		while (bp_uring_queue_read(c->u, fd, off + done, n, tag) == -EBUSY)
 			uring_reap(c, 1);
-		c->in_flight += disk_bytes(n);
+		c->in_flight += disk_bytes(c, n);
 		if (c->req_bytes)	/* unknown: no request to fill, the window decides */
-			c->req_fill += disk_bytes(n);
+			c->req_fill += disk_bytes(c, n);
 		done += n;
 		if (c->req_bytes && c->req_fill >= c->req_bytes)
 			rd_end_request(c);
@@ -286,26 +286,26 @@ static void uring_range(struct rctx *c, int fd, uint64_t off, uint64_t len, uint
 }
 
 /*
- * Which of npages pages of fd from byte first (a multiple of 4096) are in the
+ * Which of npages pages of fd from byte first (a multiple of c->pg) are in the
  * page cache: a vector of npages bytes, bit 0 set for a resident page (to
  * free), or NULL.
  */
-unsigned char *rd_mincore(int fd, uint64_t first, uint64_t npages)
+unsigned char *rd_mincore(const struct rctx *c, int fd, uint64_t first, uint64_t npages)
 {
 	unsigned char *vec;
 	void *map;
 
 	if (!npages)
 		return NULL;
-	map = mmap(NULL, npages * 4096, PROT_READ, MAP_SHARED, fd, (off_t)first);
+	map = mmap(NULL, npages * c->pg, PROT_READ, MAP_SHARED, fd, (off_t)first);
 	if (map == MAP_FAILED)
 		return NULL;
 	vec = malloc(npages);
-	if (vec && mincore(map, npages * 4096, vec) < 0) {
+	if (vec && mincore(map, npages * c->pg, vec) < 0) {
 		free(vec);
 		vec = NULL;
 	}
-	munmap(map, npages * 4096);
+	munmap(map, npages * c->pg);
 	return vec;
 }
 
@@ -316,11 +316,11 @@ unsigned char *rd_mincore(int fd, uint64_t first, uint64_t npages)
  */
 static void refetch(struct rctx *c, int fd, uint64_t off, uint64_t len)
 {
-	uint64_t first = off & ~4095ULL, i, npages, run = 0, start = 0;
+	uint64_t first = off & ~(c->pg - 1), i, npages, run = 0, start = 0;
 	unsigned char *vec;
 
-	npages = (off + len - first + 4095) / 4096;
-	vec = rd_mincore(fd, first, npages);
+	npages = (off + len - first + c->pg - 1) / c->pg;
+	vec = rd_mincore(c, fd, first, npages);
 	if (!vec)
 		return;
 	for (i = 0; i <= npages; i++) {
@@ -330,7 +330,7 @@ static void refetch(struct rctx *c, int fd, uint64_t off, uint64_t len)
 			continue;
 		}
 		if (run) {
-			uint64_t a = first + start * 4096, b = first + (start + run) * 4096;
+			uint64_t a = first + start * c->pg, b = first + (start + run) * c->pg;
 			uint64_t got;
 
 			if (a < off)

@@ -44,6 +44,13 @@ uint64_t bp_reader_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+uint64_t bp_reader_page_size(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+
+	return pg >= 4096 && !(pg & (pg - 1)) ? (uint64_t)pg : 4096;
+}
+
 int bp_reader_mem_available(uint64_t *bytes)
 {
 	char buf[4096];

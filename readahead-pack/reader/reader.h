@@ -119,6 +119,7 @@ struct bp_reader_stats {
 	uint64_t bytes;		/* bytes issued (metadata + files) */
 	uint64_t meta_bytes;
 	uint64_t meta_ranges;
+	uint64_t page_size, pack_page_size;	/* this system's, the pack's */
 	uint64_t files;		/* distinct files read */
 	uint64_t entries;	/* file entries read */
 	uint64_t skipped;	/* file entries skipped, all reasons below */
@@ -148,6 +149,7 @@ int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 
 /* reader-sys.c */
 uint64_t bp_reader_now_ms(void);
+uint64_t bp_reader_page_size(void);	/* sysconf(_SC_PAGESIZE), 4096 if it cannot say */
 int bp_reader_mem_available(uint64_t *bytes);	/* MemAvailable, else sysinfo(2) */
 uint64_t bp_reader_scale_budget(uint64_t want, uint64_t mem_available);
 int bp_reader_set_ioprio(enum bp_read_ioprio how);

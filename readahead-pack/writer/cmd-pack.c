@@ -37,6 +37,8 @@ static void usage(void)
 	       "     --meta=<from>         metadata ranges from the trace, from the files'\n"
 	       "                           directories, inodes and mapping blocks on the\n"
 	       "                           filesystem now, or both: trace, files, both [both]\n"
+	       "     --page-size <size>    page size of the machine the pack is for (ranges in\n"
+	       "                           whole pages): 4K, 16K, 64K ... [this system's]\n"
 	       " -J, --json                print the summary as one JSON object\n"
 	       " -b, --bytes               print sizes in bytes\n"
 	       BP_USAGE_COMMON("  ")
@@ -122,13 +124,14 @@ static int ensure_default_dir(const char *out)
 
 int cmd_pack(int argc, char **argv)
 {
-	enum { OPT_COMPRESS = OPT_COMMON_BASE, OPT_META };
+	enum { OPT_COMPRESS = OPT_COMMON_BASE, OPT_META, OPT_PAGE_SIZE };
 	static const struct option longopts[] = {
 		{ "trace", required_argument, NULL, 't' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "budget", required_argument, NULL, 'B' },
 		{ "compress", required_argument, NULL, OPT_COMPRESS },
 		{ "meta", required_argument, NULL, OPT_META },
+		{ "page-size", required_argument, NULL, OPT_PAGE_SIZE },
 		{ "json", no_argument, NULL, 'J' },
 		{ "bytes", no_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
@@ -185,6 +188,18 @@ int cmd_pack(int argc, char **argv)
 				return bp_errtryhelp("pack");
 			}
 			break;
+		case OPT_PAGE_SIZE: {
+			uint64_t v;
+
+			if (bp_parse_size(optarg, &v) < 0 || v < BP_PACK_PAGE_SIZE_MIN ||
+			    v > BP_PACK_PAGE_SIZE_MAX || (v & (v - 1))) {
+				bp_log_error("pack: invalid page size '%s' (a power of two from 4K "
+					     "to 256K)", optarg);
+				return bp_errtryhelp("pack");
+			}
+			o.page_size = (uint32_t)v;
+			break;
+		}
 		case 'J':
 			json = 1;
 			break;

@@ -26,8 +26,8 @@ struct fstate {
 	int in_pack;
 	uint32_t path_idx;
 	size_t root;			/* first traced name of the same inode (hard links) */
-	int linked;			/* root of other names: track what is packed */
-	struct span *done;		/* bytes packed, sorted, merged (linked roots only) */
+	int linked;			/* root of other names */
+	struct span *done;		/* bytes packed (ranges in whole pages may meet), merged */
 	size_t ndone, adone;
 };
 
@@ -44,6 +44,7 @@ struct builder {
 	struct bp_pack_meta *meta;
 	size_t nmeta;
 	uint64_t budget, used;
+	uint64_t page;			/* page size the pack is for: file ranges in whole pages */
 	int full;			/* budget reached: everything else is cut */
 	struct bp_pack_report *rep;
 };

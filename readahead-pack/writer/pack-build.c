@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <ext2fs/ext2fs.h>
 
@@ -70,6 +71,14 @@ static int cmp_entry(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
+uint32_t bp_pack_system_page_size(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+
+	return pg > 0 && (uint64_t)pg <= BP_PACK_PAGE_SIZE_MAX ? (uint32_t)pg :
+								 BP_PACK_PAGE_SIZE_DEFAULT;
+}
+
 errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct bp_pack_opts *o,
 			void **ret_buf, size_t *ret_len, struct bp_pack_report *rep,
 			struct bp_err *err)
@@ -96,6 +105,11 @@ errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct b
 	memset(rep, 0, sizeof(*rep));
 	b.rep = rep;
 	rep->files_traced = t->nfiles;
+	b.page = o->page_size ? o->page_size : bp_pack_system_page_size();
+	if (b.page < BP_PACK_PAGE_SIZE_MIN || b.page > BP_PACK_PAGE_SIZE_MAX ||
+	    (b.page & (b.page - 1)))
+		return bp_err_set(err, EINVAL, "bad page size %llu", (unsigned long long)b.page);
+	rep->page_size = b.page;
 
 	rc = bp_fs_check_ident(fs, fs->device_name, "trace", t->hdr.uuid, t->hdr.block_size, err);
 	if (rc)
@@ -250,6 +264,7 @@ errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct b
 	d.budget = o->budget;
 	d.cut_bytes = rep->cut_bytes;
 	d.feature_compat = BP_PACK_COMPAT_MTIME_NSEC | o->compat;
+	d.page_size = (uint32_t)b.page;
 	d.compress = o->compress;
 	d.meta = b.meta;
 	d.nmeta = b.nmeta;

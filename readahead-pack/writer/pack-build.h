@@ -48,6 +48,13 @@ struct bp_pack_opts {
 	uint32_t compat;		/* extra BP_PACK_COMPAT_* bits, e.g. RELAYOUT */
 	uint32_t dev_major, dev_minor;	/* 0:0: taken from the trace */
 	int64_t created;		/* 0: now */
+	/*
+	 * Page size of the machine the pack is for (a power of two,
+	 * BP_PACK_PAGE_SIZE_MIN to _MAX); 0: this one's. File ranges are
+	 * rounded out to whole pages (clamped to the file's size), the budget
+	 * counts them, and the pack records it (pack-format.h).
+	 */
+	uint32_t page_size;
 	unsigned int meta;		/* BP_PACK_META_* bits; 0: TRACE | FILES */
 	/*
 	 * What a relayout just moved (triples of old start block, length, new
@@ -94,6 +101,7 @@ struct bp_pack_report {
 	uint64_t files_traced;
 	uint64_t files_changed;			/* ino/generation/size/mtime differ from the trace */
 	uint64_t files_skipped[BP_PACK_SKIP_NR];
+	uint64_t page_size;			/* the pack is for */
 	uint64_t pack_size;			/* bytes of the pack file */
 	uint64_t body_raw_size;			/* bytes of the body before deflate */
 	int compressed;
@@ -101,6 +109,9 @@ struct bp_pack_report {
 
 /* Names of enum bp_pack_skip values ("missing", ...). */
 const char *bp_pack_skip_name(enum bp_pack_skip s);
+
+/* The running system's page size (sysconf), 4096 if it cannot say. */
+uint32_t bp_pack_system_page_size(void);
 
 /* Build the pack bytes (malloc'd) for trace t on the open filesystem fs. */
 errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct bp_pack_opts *o,

@@ -186,10 +186,12 @@ static errcode_t add_done(struct fstate *s, uint64_t start, uint64_t end)
 }
 
 /*
- * Admit the traced range [off, off + len) of a file (clamped to its size)
- * whole, or, if it does not fit in what is left of the budget, not at all:
- * then it and every later range are cut. Bytes already packed under
- * another name of the same inode (a hard link) are not packed twice.
+ * Admit the traced range [off, off + len) of a file, rounded out to whole
+ * pages of b->page (what the kernel of the machine the pack is for reads)
+ * and clamped to the file's size, whole, or, if it does not fit in what is
+ * left of the budget, not at all: then it and every later range are cut.
+ * Bytes already packed, under this name (two ranges in one page) or
+ * another name of the same inode (a hard link), are not packed twice.
  */
 errcode_t pb_map_range(struct builder *b, size_t file, uint64_t off, uint64_t len)
 {
@@ -202,6 +204,10 @@ errcode_t pb_map_range(struct builder *b, size_t file, uint64_t off, uint64_t le
 	if (off >= s->size)
 		return 0;
 	end = len > s->size - off ? s->size : off + len;
+	off &= ~(b->page - 1);
+	end = (end + b->page - 1) & ~(b->page - 1);	/* end <= i_size: no overflow */
+	if (end > s->size)
+		end = s->size;	/* the last page: up to the end of the file */
 	/* the parts of [off, end) not packed yet */
 	for (i = 0, pos = off; pos < end;) {
 		uint64_t gap_end = end;
@@ -228,7 +234,7 @@ errcode_t pb_map_range(struct builder *b, size_t file, uint64_t off, uint64_t le
 		goto cut;
 	if (nofit || (b->budget && b->used > b->budget))
 		goto rollback;
-	return s->linked ? add_done(s, off, end) : 0;
+	return add_done(s, off, end);
 rollback:
 	b->rep->nentries -= b->nents - n0;
 	b->rep->file_bytes -= b->used - used0;

@@ -30,6 +30,10 @@ static errcode_t check_input(const struct bp_pack_wdata *d, uint64_t *strtab_siz
 	if (d->block_size < 1024 || d->block_size > 65536 ||
 	    (d->block_size & (d->block_size - 1)))
 		return bp_err_set(err, EINVAL, "bad block size %u", d->block_size);
+	if (d->page_size && (d->page_size < BP_PACK_PAGE_SIZE_MIN ||
+			     d->page_size > BP_PACK_PAGE_SIZE_MAX ||
+			     (d->page_size & (d->page_size - 1))))
+		return bp_err_set(err, EINVAL, "bad page size %u", d->page_size);
 	for (i = 0; i < d->npaths; i++) {
 		size_t len = strlen(d->paths[i]);
 
@@ -80,17 +84,28 @@ static errcode_t check_input(const struct bp_pack_wdata *d, uint64_t *strtab_siz
 	return 0;
 }
 
+/* The header's size: without a page size, the 128 bytes older writers wrote. */
+static uint32_t hdr_size(const struct bp_pack_wdata *d)
+{
+	return d->page_size ? BP_PACK_HDR_SIZE : BP_PACK_HDR_SIZE_MIN;
+}
+
 static void put_header(uint8_t *h, const struct bp_pack_wdata *d, uint32_t incompat,
 		       uint64_t total, uint64_t body_size, uint64_t raw_size, uint32_t strtab_size,
 		       uint32_t body_crc)
 {
+	uint32_t compat = d->feature_compat & ~(uint32_t)BP_PACK_COMPAT_PAGE_SIZE;
 	uLong crc;
 
-	memset(h, 0, BP_PACK_HDR_SIZE);
+	memset(h, 0, hdr_size(d));
 	memcpy(h + BP_PACK_OFF_MAGIC, BP_PACK_MAGIC, BP_PACK_MAGIC_LEN);
 	bp_put_le32(h + BP_PACK_OFF_VERSION, BP_PACK_VERSION);
-	bp_put_le32(h + BP_PACK_OFF_HDR_SIZE, BP_PACK_HDR_SIZE);
-	bp_put_le32(h + BP_PACK_OFF_COMPAT, d->feature_compat);
+	bp_put_le32(h + BP_PACK_OFF_HDR_SIZE, hdr_size(d));
+	if (d->page_size) {
+		compat |= BP_PACK_COMPAT_PAGE_SIZE;
+		bp_put_le32(h + BP_PACK_OFF_PAGE_SIZE, d->page_size);
+	}
+	bp_put_le32(h + BP_PACK_OFF_COMPAT, compat);
 	bp_put_le32(h + BP_PACK_OFF_INCOMPAT, incompat);
 	bp_put_le32(h + BP_PACK_OFF_RO_COMPAT, 0);
 	memcpy(h + BP_PACK_OFF_UUID, d->uuid, 16);
@@ -108,7 +123,7 @@ static void put_header(uint8_t *h, const struct bp_pack_wdata *d, uint32_t incom
 	bp_put_le32(h + BP_PACK_OFF_NENTRIES, (uint32_t)d->nentries);
 	bp_put_le32(h + BP_PACK_OFF_STRTAB_SIZE, strtab_size);
 	bp_put_le32(h + BP_PACK_OFF_NFILES, (uint32_t)d->npaths);
-	crc = crc32(crc32(0L, Z_NULL, 0), h, BP_PACK_HDR_SIZE);	/* crc field is still 0 */
+	crc = crc32(crc32(0L, Z_NULL, 0), h, hdr_size(d));	/* crc field is still 0 */
 	bp_put_le32(h + BP_PACK_OFF_HEADER_CRC, (uint32_t)crc);
 }
 
@@ -149,7 +164,7 @@ errcode_t bp_pack_serialize(const struct bp_pack_wdata *d, void **ret_buf, size_
 			    struct bp_err *err)
 {
 	uint64_t strtab_size = 0, total = 0, raw_size, off;
-	uint32_t *path_off = NULL;
+	uint32_t *path_off = NULL, hs = hdr_size(d);
 	uint8_t *raw = NULL, *out = NULL;
 	uint32_t incompat = 0;
 	uLongf zlen;
@@ -180,37 +195,37 @@ errcode_t bp_pack_serialize(const struct bp_pack_wdata *d, void **ret_buf, size_
 
 	if (d->compress != BP_PACK_COMPRESS_NEVER) {
 		zlen = compressBound((uLong)raw_size);
-		out = malloc(BP_PACK_HDR_SIZE + zlen);
+		out = malloc(hs + zlen);
 		if (!out) {
 			rc = bp_err_set(err, ENOMEM, "out of memory compressing the pack");
 			goto out;
 		}
-		if (compress2(out + BP_PACK_HDR_SIZE, &zlen, raw, (uLong)raw_size,
+		if (compress2(out + hs, &zlen, raw, (uLong)raw_size,
 			      Z_BEST_COMPRESSION) != Z_OK) {
 			rc = bp_err_set(err, EIO, "deflate failed");
 			goto out;
 		}
 		if (d->compress == BP_PACK_COMPRESS_ALWAYS || zlen < raw_size) {
 			incompat |= BP_PACK_INCOMPAT_DEFLATE;
-			out_len = BP_PACK_HDR_SIZE + zlen;
+			out_len = hs + zlen;
 		} else {
 			free(out);
 			out = NULL;
 		}
 	}
 	if (!out) {
-		out = malloc(BP_PACK_HDR_SIZE + raw_size);
+		out = malloc(hs + raw_size);
 		if (!out) {
 			rc = bp_err_set(err, ENOMEM, "out of memory serializing the pack");
 			goto out;
 		}
-		memcpy(out + BP_PACK_HDR_SIZE, raw, raw_size);
-		out_len = BP_PACK_HDR_SIZE + raw_size;
+		memcpy(out + hs, raw, raw_size);
+		out_len = hs + raw_size;
 	}
-	put_header(out, d, incompat, total, out_len - BP_PACK_HDR_SIZE, raw_size,
+	put_header(out, d, incompat, total, out_len - hs, raw_size,
 		   (uint32_t)strtab_size,
-		   (uint32_t)crc32(crc32(0L, Z_NULL, 0), out + BP_PACK_HDR_SIZE,
-				   (uInt)(out_len - BP_PACK_HDR_SIZE)));
+		   (uint32_t)crc32(crc32(0L, Z_NULL, 0), out + hs,
+				   (uInt)(out_len - hs)));
 	*ret_buf = out;
 	*ret_len = out_len;
 	out = NULL;

@@ -32,7 +32,13 @@ struct bp_pack_wdata {
 	int64_t created;
 	uint64_t budget;		/* 0: none */
 	uint64_t cut_bytes;
-	uint32_t feature_compat;	/* BP_PACK_COMPAT_* */
+	uint32_t feature_compat;	/* BP_PACK_COMPAT_* (PAGE_SIZE: from page_size) */
+	/*
+	 * The page size the pack is for (a power of two, BP_PACK_PAGE_SIZE_MIN
+	 * to _MAX): written with COMPAT_PAGE_SIZE in a 136-byte header. 0:
+	 * the 128-byte header of older writers, read as 4096.
+	 */
+	uint32_t page_size;
 	enum bp_pack_compress compress;
 
 	const struct bp_pack_meta *meta;	/* sorted by offset, not overlapping */

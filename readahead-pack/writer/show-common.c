@@ -68,9 +68,9 @@ static const char *flags_str(uint32_t v, const char *const *names, size_t n, cha
 
 const char *bp_pack_compat_str(uint32_t v, char *buf, size_t len)
 {
-	static const char *const names[] = { "mtime-nsec", "relayout" };
+	static const char *const names[] = { "mtime-nsec", "relayout", "page-size" };
 
-	return flags_str(v, names, 2, buf, len);
+	return flags_str(v, names, 3, buf, len);
 }
 
 const char *bp_pack_incompat_str(uint32_t v, char *buf, size_t len)

@@ -95,6 +95,7 @@ static void dump_json(const char *path, const struct bp_pack *p, const struct bp
 	bp_json_u64(&j, "ro_compat", in->feature_ro_compat);
 	bp_json_string(&j, "uuid", uuid);
 	bp_json_u64(&j, "block_size", in->block_size);
+	bp_json_u64(&j, "page_size", in->page_size);
 	snprintf(fb, sizeof(fb), "%u:%u", in->dev_major, in->dev_minor);
 	bp_json_string(&j, "dev", fb);
 	bp_json_i64(&j, "created", in->created);
@@ -175,6 +176,8 @@ static void dump_text(const char *path, const struct bp_pack *p, const struct bp
 	printf("Features:      compat %s", bp_pack_compat_str(in->feature_compat, fb, sizeof(fb)));
 	printf("; incompat %s; ro_compat 0x%x\n",
 	       bp_pack_incompat_str(in->feature_incompat, fb, sizeof(fb)), in->feature_ro_compat);
+	printf("Page size:     %u%s\n", in->page_size,
+	       in->feature_compat & BP_PACK_COMPAT_PAGE_SIZE ? "" : " (not recorded: older pack)");
 	printf("Filesystem:    UUID %s, block size %u, device %u:%u\n", uuid, in->block_size,
 	       in->dev_major, in->dev_minor);
 	printf("Created:       %s\n", tb);

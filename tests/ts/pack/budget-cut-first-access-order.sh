@@ -15,14 +15,14 @@ dirblk=$(debugfs -R "blocks /etc" "$img" 2>/dev/null | awk '{print $1}')
 # it does not fit.
 pk_mktrace "$img" "$BP_TMPDIR/trace" -m $((dirblk * 4096)):4096:500 \
 	/usr/lib/x86_64-linux-gnu/libbp3.so.1:0:all:1000 \
-	/usr/lib/x86_64-linux-gnu/libbp2.so.1:0:100000:2000,200000:all:5000 \
+	/usr/lib/x86_64-linux-gnu/libbp2.so.1:0:102400:2000,196608:all:5000 \
 	/usr/lib/x86_64-linux-gnu/libbp8.so.1:0:all:3000 \
 	/etc/hostname:0:all:4000
-# first-access order: meta 4096, libbp3 124928, libbp2 100000, libbp8 912384,
-# hostname 9, libbp2 99008
-all=$((4096 + 124928 + 100000 + 912384 + 9 + 99008))
+# first-access order: meta 4096, libbp3 124928, libbp2 102400, libbp8 912384,
+# hostname 9, libbp2 102400 (page-aligned ranges: the pack rounds to pages)
+all=$((4096 + 124928 + 102400 + 912384 + 9 + 102400))
 
-for budget in 0 4095 4096 129024 229023 229024 1141408 1141416 1141417 $all; do
+for budget in 0 4095 4096 129024 231423 231424 1143808 1143816 1143817 $all; do
 	"$BOOTPACK" pack --meta=trace --trace "$BP_TMPDIR/trace" -o "$BP_TMPDIR/pack" --budget "$budget" \
 		--json "$img" >"$BP_TMPDIR/summary.json"
 	"$BOOTPACK" dump --json "$BP_TMPDIR/pack" >"$BP_TMPDIR/dump.json"
@@ -39,9 +39,9 @@ for budget in 0 4095 4096 129024 229023 229024 1141408 1141416 1141417 $all; do
 	bp_info "budget $budget: $total bytes packed, $cut cut"
 done
 
-# 229023: libbp2's first range does not fit, so nothing after it is packed,
+# 231423: libbp2's first range does not fit, so nothing after it is packed,
 # not even the 9-byte hostname.
-"$BOOTPACK" pack --meta=trace --trace "$BP_TMPDIR/trace" -o "$BP_TMPDIR/pack" --budget 229023 "$img" \
+"$BOOTPACK" pack --meta=trace --trace "$BP_TMPDIR/trace" -o "$BP_TMPDIR/pack" --budget 231423 "$img" \
 	>"$BP_TMPDIR/summary"
 bp_grep "cut 4 ranges" "$BP_TMPDIR/summary"
 "$BOOTPACK" dump --json "$BP_TMPDIR/pack" >"$BP_TMPDIR/dump.json"
@@ -52,10 +52,10 @@ jq -e '[.entries[].path] | unique == ["/usr/lib/x86_64-linux-gnu/libbp3.so.1"]' 
 # ranges with budget_pos <= B' are exactly what a pack with budget B' holds.
 "$BOOTPACK" pack --meta=trace --trace "$BP_TMPDIR/trace" -o "$BP_TMPDIR/full" --budget 0 "$img" >/dev/null
 "$BOOTPACK" dump --json "$BP_TMPDIR/full" >"$BP_TMPDIR/full.json"
-jq -r '(.meta[] | select(.budget_pos <= 229024) | "M - \(.offset) \(.offset + .length)"),
-       (.entries[] | select(.budget_pos <= 229024) | "R \(.path) \(.offset) \(.offset + .length)")' \
+jq -r '(.meta[] | select(.budget_pos <= 231424) | "M - \(.offset) \(.offset + .length)"),
+       (.entries[] | select(.budget_pos <= 231424) | "R \(.path) \(.offset) \(.offset + .length)")' \
 	"$BP_TMPDIR/full.json" | pk_merge >"$BP_TMPDIR/prefix"
-pk_expect "$BP_TMPDIR/trace" 229024 >"$BP_TMPDIR/want"
+pk_expect "$BP_TMPDIR/trace" 231424 >"$BP_TMPDIR/want"
 diff -u "$BP_TMPDIR/want" "$BP_TMPDIR/prefix" || bp_fail "budget positions are not a first-access prefix"
 
 # Sizes with suffixes; the default is 75M.
