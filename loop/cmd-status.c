@@ -253,6 +253,8 @@ int cmd_status(int argc, char **argv)
 		return bp_errtryhelp("status");
 	}
 	if (sample) {
+		if (!boot_trace)
+			bp_loop_record_stop(&o);	/* what follows is not the boot's */
 		ret = bp_loop_sample(&o, boot_us / 1000, &s, &err);
 		if (ret == ENOENT) {
 			bp_loop_read_boot(&o, boot_trace, 1, &m, &rb, &err);	/* stops the recorder */

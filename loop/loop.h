@@ -219,6 +219,9 @@ errcode_t bp_loop_last_sample(const char *root, struct bp_loop_sample *s, struct
 /* Start the recorder of this boot: ENOENT when the boot is not read from a pack. */
 errcode_t bp_loop_record_start(const struct bp_setup_opts *o, struct bp_err *err);
 
+/* The boot is over: stop the recorder before the loop's own reads. */
+void bp_loop_record_stop(const struct bp_setup_opts *o);
+
 struct bp_read_boot {
 	int merged;			/* the boot's reads are in the trace */
 	int repacked;			/* the pack was rewritten */

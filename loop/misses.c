@@ -105,7 +105,7 @@ static errcode_t pack_spans(const struct bp_pack *p, struct vec *cov)
 struct ctx {
 	const struct span *cov;
 	size_t ncov;
-	struct vec all, miss;
+	struct vec miss;
 	struct bp_misses *m;
 	const struct bp_mkmap *map;
 	uint32_t bs;
@@ -144,13 +144,9 @@ static errcode_t add_meta_miss(struct ctx *c, uint64_t start, uint64_t end)
 /* One read of the boot, [start, end) on the device. */
 static errcode_t one_read(struct ctx *c, uint64_t start, uint64_t end, int meta, const char *path)
 {
-	struct span *a = vec_push(&c->all);
 	size_t lo = 0, hi = c->ncov;
 	errcode_t rc = 0;
 
-	if (!a)
-		return ENOMEM;
-	*a = (struct span){ start, end };
 	/* the first span that ends after start */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -276,21 +272,8 @@ static void count_runs(struct ctx *c)
 		if (p[i].end > last)
 			last = p[i].end;
 	}
-	c->m->read_runs = merge_spans(c->all.v, c->all.n);
-}
-
-/* The pack's spans join the boot's reads: the reader reads each, traced or not. */
-static errcode_t add_pack_reads(struct ctx *c)
-{
-	struct span *a;
-	size_t i;
-
-	for (i = 0; i < c->ncov; i++) {
-		if (!(a = vec_push(&c->all)))
-			return ENOMEM;
-		*a = c->cov[i];
-	}
-	return 0;
+	/* the reader's requests (one per range of the pack at least) and the misses */
+	c->m->read_runs = c->ncov + c->m->miss_runs;
 }
 
 errcode_t bp_misses_compute(ext2_filsys fs, const struct bp_trace *t, const struct bp_pack *p,
@@ -305,7 +288,6 @@ errcode_t bp_misses_compute(ext2_filsys fs, const struct bp_trace *t, const stru
 	m->when = time(NULL);
 	m->events = t->hdr.events_added;
 	m->lost = t->hdr.events_lost;
-	c.all.size = sizeof(struct span);
 	c.miss.size = sizeof(struct piece);
 	{
 		struct vec cov = { .size = sizeof(struct span) };
@@ -335,8 +317,6 @@ errcode_t bp_misses_compute(ext2_filsys fs, const struct bp_trace *t, const stru
 	}
 	if (!rc)
 		rc = name_misses(&c);
-	if (!rc)
-		rc = add_pack_reads(&c);
 	if (!rc) {
 		count_runs(&c);
 		/* the reader's own reads are not recorded: what it left resident counts */
@@ -351,7 +331,6 @@ out:
 out_err:
 	bp_mkmap_free(map);
 	free((void *)c.cov);
-	free(c.all.v);
 	free(c.miss.v);
 	return rc;
 }

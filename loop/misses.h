@@ -9,7 +9,9 @@
  * pieces: each needs a request of its own, a seek on a rotating disk), and
  * split by kind (metakind.h). The hit rate is the share of the bytes the
  * boot read from the disk, by the reader or by anyone else, that the pack
- * held. Saved in BP_STATEDIR/misses for bootpack status.
+ * held. The boot's requests (read_runs) are the pack's ranges (the reader
+ * reads each with one request at least) and the misses' runs. Saved in
+ * BP_STATEDIR/misses for bootpack status.
  */
 #ifndef BP_LOOP_MISSES_H
 #define BP_LOOP_MISSES_H
@@ -53,8 +55,7 @@ struct bp_misses {
  * Compare the boot's reads t with pack p on fs (t resolved against fs).
  * The recorder leaves out bootpack-read's own reads: resident, the packed
  * bytes in the page cache at the end of the boot, stands for them (the
- * hits are the larger of it and the packed bytes t holds). The pack's
- * ranges count as requests of the boot (read_runs) whether t has them or not.
+ * hits are the larger of it and the packed bytes t holds).
  */
 errcode_t bp_misses_compute(ext2_filsys fs, const struct bp_trace *t, const struct bp_pack *p,
 			    uint64_t resident, struct bp_misses *m, struct bp_err *err);

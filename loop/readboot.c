@@ -38,6 +38,14 @@ errcode_t bp_loop_record_start(const struct bp_setup_opts *o, struct bp_err *err
 				 BP_RECORDER_BUFFER_KB, err);
 }
 
+void bp_loop_record_stop(const struct bp_setup_opts *o)
+{
+	struct stat rs;
+
+	if (stat(o->root, &rs) == 0)
+		bp_recorder_stop(BP_KDEV(major(rs.st_dev), minor(rs.st_dev)));
+}
+
 /* The recorder's events, resolved into a trace of the root (devpath). */
 static errcode_t recorded(uint32_t kdev, const char *devpath, struct bp_trace **ret,
 			  struct bp_err *err)
@@ -49,7 +57,7 @@ static errcode_t recorded(uint32_t kdev, const char *devpath, struct bp_trace **
 	errcode_t rc;
 
 	*ret = NULL;
-	rc = bp_recorder_collect(&c, err);
+	rc = bp_recorder_collect(kdev, &c, err);
 	if (rc)
 		return rc;
 	rc = bp_collect_finish(c, kdev, &col, err);
@@ -193,17 +201,17 @@ errcode_t bp_loop_read_boot(const struct bp_setup_opts *o, const char *trace_pat
 
 	memset(out, 0, sizeof(*out));
 	memset(m, 0, sizeof(*m));
+	if (stat(o->root, &rs) < 0)
+		return bp_err_set(err, errno, "%s: %s", o->root, strerror(errno));
+	kdev = BP_KDEV(major(rs.st_dev), minor(rs.st_dev));
 	ret = bp_loop_load(o->root, &st, err);
 	if (!ret && st.phase != BP_PHASE_READ)
 		ret = ENOENT;
 	if (ret) {
 		if (!trace_path)
-			bp_recorder_discard();
+			bp_recorder_discard(kdev);
 		return ret;
 	}
-	if (stat(o->root, &rs) < 0)
-		return bp_err_set(err, errno, "%s: %s", o->root, strerror(errno));
-	kdev = BP_KDEV(major(rs.st_dev), minor(rs.st_dev));
 	if (o->device)
 		snprintf(devpath, sizeof(devpath), "%s", o->device);
 	else

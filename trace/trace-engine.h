@@ -181,13 +181,14 @@ void bp_tracefs_close(struct bp_tracefs *tf);
 
 /*
  * A boot read from the pack records what it reads in a small tracefs
- * instance of its own, BP_RECORDER_NAME: the page-cache insertions only
+ * instance of its own, BP_RECORDER_NAME-MAJOR-MINOR (one per filesystem,
+ * which bp_tracefs_reap() leaves alone): the page-cache insertions only
  * (mm_filemap_add_to_page_cache: what came from the disk, not what was
  * used), on the root's device, without bootpack-read's own reads (its
  * comm, where the kernel filters on it). Started early in the boot by one
  * process, collected at the end by another.
  */
-#define BP_RECORDER_NAME "bootpack-misses"
+#define BP_RECORDER_NAME "bootpack_misses"
 #define BP_RECORDER_BUFFER_KB 4096	/* per CPU: ~80,000 events */
 #define BP_RECORDER_SKIP_COMM "bootpack-read"
 
@@ -197,8 +198,10 @@ errcode_t bp_recorder_start(uint32_t kdev, unsigned int buffer_kb, struct bp_err
  * Stop the instance, parse what it holds into a new collection (*ret; free
  * with bp_collect_free()) and remove it. ENOENT: no recorder runs.
  */
-errcode_t bp_recorder_collect(struct bp_collect **ret, struct bp_err *err);
+errcode_t bp_recorder_collect(uint32_t kdev, struct bp_collect **ret, struct bp_err *err);
+/* Stop recording (the boot is over), keep what was recorded for collect. */
+void bp_recorder_stop(uint32_t kdev);
 /* Stop and remove the instance, if any (nothing to record on this boot). */
-void bp_recorder_discard(void);
+void bp_recorder_discard(uint32_t kdev);
 
 #endif /* BP_TRACE_ENGINE_H */
