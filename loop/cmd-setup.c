@@ -40,7 +40,7 @@ static void usage(void)
 	       "                          the root is this system's /), always, never [auto]\n"
 	       " -u, --undo               remove everything setup installed\n"
 	       "     --event <name>       a step of the loop, run by its units and hooks:\n"
-	       "                          traced, boot, packages\n"
+	       "                          traced, boot, packages, read-start\n"
 	       " -h, --help               display this help\n"
 	       "\n"
 	       "For more details see bootpack-setup(8).\n");
@@ -125,6 +125,8 @@ static int parse_event(const char *s, enum bp_event *ev)
 		*ev = BP_EVENT_BOOT;
 	else if (!strcmp(s, "packages"))
 		*ev = BP_EVENT_PACKAGES;
+	else if (!strcmp(s, "read-start"))
+		*ev = BP_EVENT_READ_START;
 	else
 		return -1;
 	return 0;
@@ -208,7 +210,8 @@ int cmd_setup(int argc, char **argv)
 		case OPT_EVENT:
 			event = optarg;
 			if (parse_event(optarg, &ev)) {
-				bp_log_error("setup: --event: '%s' is not traced, boot or packages",
+				bp_log_error("setup: --event: '%s' is not traced, boot, packages or "
+					     "read-start",
 					     optarg);
 				return bp_errtryhelp("setup");
 			}

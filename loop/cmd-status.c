@@ -10,8 +10,10 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "jsonwrt.h"
 #include "log.h"
 #include "loop.h"
+#include "misses.h"
 #include "pack-parse.h"
 #include "strutils.h"
 
@@ -28,6 +30,9 @@ static void usage(void)
 	       "     --sample        sample the pack's hit rate now (end of boot), record it\n"
 	       "     --boot-us <us>  with --sample: when the boot reached default.target\n"
 	       "                       (microseconds since the kernel started; 0: unknown)\n"
+	       "     --boot-trace <file>  with --sample: the boot's reads as a trace, instead of\n"
+	       "                       the read boot's recorder\n"
+	       "     --json          the status as one JSON object\n"
 	       " -h, --help          display this help\n"
 	       "\n"
 	       "For more details see bootpack-setup(8).\n");
@@ -54,6 +59,117 @@ static void age(time_t t, char *buf, size_t len)
 		snprintf(buf, len, "%lld days ago", d / 86400);
 }
 
+/* The last read boot's misses, text. */
+static void print_misses(const struct bp_misses *m)
+{
+	char when[64];
+	unsigned int i;
+
+	age(m->when, when, sizeof(when));
+	printf("Misses:      %llu requests, %llu pages, %llu bytes read outside the pack (%s%s)\n",
+	       (unsigned long long)m->miss_runs, (unsigned long long)m->miss_pages,
+	       (unsigned long long)m->miss_bytes, when, m->control ? ", a control boot" : "");
+	printf("Boot reads:  %u%% in the pack (%llu of %llu bytes, %llu requests in all)%s\n",
+	       m->hit_pct, (unsigned long long)m->hit_bytes, (unsigned long long)m->read_bytes,
+	       (unsigned long long)m->read_runs, m->lost ? "; events were lost: more missed" : "");
+	for (i = 0; i < BP_MK_NR; i++)
+		if (m->kind[i].bytes)
+			printf("  %-12s %llu bytes in %llu requests\n",
+			       bp_mkind_name((enum bp_mkind)i), (unsigned long long)m->kind[i].bytes,
+			       (unsigned long long)m->kind[i].runs);
+	for (i = 0; i < m->nnames; i++)
+		printf("  missed %-9s %llu bytes  %s\n", bp_mkind_name(m->names[i].kind),
+		       (unsigned long long)m->names[i].bytes, m->names[i].path);
+}
+
+static void json_misses(struct bp_json *j, const struct bp_misses *m)
+{
+	unsigned int i;
+
+	bp_json_open_object(j, "misses");
+	bp_json_i64(j, "time", (int64_t)m->when);
+	bp_json_bool(j, "control", m->control);
+	bp_json_u64(j, "requests", m->miss_runs);
+	bp_json_u64(j, "pages", m->miss_pages);
+	bp_json_u64(j, "bytes", m->miss_bytes);
+	bp_json_u64(j, "read_bytes", m->read_bytes);
+	bp_json_u64(j, "read_requests", m->read_runs);
+	bp_json_u64(j, "hit_bytes", m->hit_bytes);
+	bp_json_u64(j, "hit_pct", m->hit_pct);
+	bp_json_u64(j, "events", m->events);
+	bp_json_u64(j, "lost", m->lost);
+	bp_json_open_object(j, "kinds");
+	for (i = 0; i < BP_MK_NR; i++) {
+		bp_json_open_object(j, bp_mkind_name((enum bp_mkind)i));
+		bp_json_u64(j, "bytes", m->kind[i].bytes);
+		bp_json_u64(j, "requests", m->kind[i].runs);
+		bp_json_close_object(j);
+	}
+	bp_json_close_object(j);
+	bp_json_open_array(j, "largest");
+	for (i = 0; i < m->nnames; i++) {
+		bp_json_open_object(j, NULL);
+		bp_json_string(j, "kind", bp_mkind_name(m->names[i].kind));
+		bp_json_u64(j, "bytes", m->names[i].bytes);
+		bp_json_string(j, "path", m->names[i].path);
+		bp_json_close_object(j);
+	}
+	bp_json_close_array(j);
+	bp_json_close_object(j);
+}
+
+static int status_json(const char *root, const struct bp_loop_state *st)
+{
+	struct bp_err err = { 0 };
+	struct bp_loop_sample s;
+	struct bp_misses m;
+	struct bp_pack *p = NULL;
+	char path[PATH_MAX];
+	const char *why = NULL;
+	struct bp_json j;
+
+	bp_json_init(&j, stdout, 1);
+	bp_json_open_object(&j, NULL);
+	bp_json_string(&j, "phase", bp_phase_name(st->phase));
+	bp_json_string(&j, "root", st->device);
+	bp_json_string(&j, "reason", st->reason);
+	bp_json_string(&j, "kernel_args", st->cmdline);
+	bp_json_i64(&j, "setup_time", (int64_t)st->setup_time);
+	bp_json_i64(&j, "relayout_time", (int64_t)st->relayout_time);
+	bp_json_u64(&j, "high_misses", st->high_misses);
+	bp_loop_path(root, BP_STATEDIR "/pack", path, sizeof(path));
+	if (bp_pack_load_file(path, BP_PACK_LOAD_ANY_OWNER, &p, &why) == 0) {
+		const struct bp_pack_info *pi = bp_pack_info(p);
+
+		bp_json_open_object(&j, "pack");
+		bp_json_string(&j, "path", path);
+		bp_json_i64(&j, "created", pi->created);
+		bp_json_u64(&j, "bytes", pi->total_bytes);
+		bp_json_u64(&j, "files", pi->nfiles);
+		bp_json_close_object(&j);
+		bp_pack_free(p);
+	} else {
+		bp_json_null(&j, "pack");
+	}
+	if (bp_loop_last_sample(root, &s, &err) == 0) {
+		bp_json_open_object(&j, "residency");
+		bp_json_i64(&j, "time", (int64_t)s.when);
+		bp_json_u64(&j, "hit_pct", s.hit_pct);
+		bp_json_u64(&j, "resident", s.resident);
+		bp_json_u64(&j, "packed", s.packed);
+		bp_json_close_object(&j);
+	} else {
+		bp_json_null(&j, "residency");
+	}
+	if (bp_misses_load(root, &m, &err) == 0)
+		json_misses(&j, &m);
+	else
+		bp_json_null(&j, "misses");
+	bp_json_close_object(&j);
+	bp_json_finish(&j);
+	return BP_EX_OK;
+}
+
 static const char *next_boot(enum bp_phase p)
 {
 	switch (p) {
@@ -72,11 +188,13 @@ static const char *next_boot(enum bp_phase p)
 
 int cmd_status(int argc, char **argv)
 {
-	enum { OPT_SAMPLE = OPT_COMMON_BASE, OPT_BOOT_US };
+	enum { OPT_SAMPLE = OPT_COMMON_BASE, OPT_BOOT_US, OPT_BOOT_TRACE, OPT_JSON };
 	static const struct option longopts[] = {
 		{ "root", required_argument, NULL, 'r' },
 		{ "sample", no_argument, NULL, OPT_SAMPLE },
 		{ "boot-us", required_argument, NULL, OPT_BOOT_US },
+		{ "boot-trace", required_argument, NULL, OPT_BOOT_TRACE },
+		{ "json", no_argument, NULL, OPT_JSON },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -89,8 +207,11 @@ int cmd_status(int argc, char **argv)
 	const char *why = NULL;
 	struct bp_loop_sample v[BP_LOOP_JUDGE_WINDOW];
 	struct bp_loop_verdict j;
+	struct bp_misses m;
+	struct bp_read_boot rb;
+	const char *boot_trace = NULL;
 	uint64_t boot_us = 0;
-	int sample = 0, ch, rc;
+	int sample = 0, json = 0, ch, rc;
 	size_t n;
 	errcode_t ret;
 
@@ -110,6 +231,12 @@ int cmd_status(int argc, char **argv)
 				return bp_errtryhelp("status");
 			}
 			break;
+		case OPT_BOOT_TRACE:
+			boot_trace = optarg;
+			break;
+		case OPT_JSON:
+			json = 1;
+			break;
 		case 'h':
 			usage();
 			return BP_EX_OK;
@@ -121,10 +248,18 @@ int cmd_status(int argc, char **argv)
 		bp_log_error("status: unexpected argument '%s'", argv[optind]);
 		return bp_errtryhelp("status");
 	}
+	if ((boot_trace || boot_us) && !sample) {
+		bp_log_error("status: --boot-us and --boot-trace go with --sample");
+		return bp_errtryhelp("status");
+	}
 	if (sample) {
+		if (!boot_trace)
+			bp_loop_record_stop(&o);	/* what follows is not the boot's */
 		ret = bp_loop_sample(&o, boot_us / 1000, &s, &err);
-		if (ret == ENOENT)
+		if (ret == ENOENT) {
+			bp_loop_read_boot(&o, boot_trace, 1, &m, &rb, &err);	/* stops the recorder */
 			return BP_EX_OK;	/* not a read boot: nothing to sample */
+		}
 		if (ret)
 			return bp_fail(&err);
 		printf("hit rate %u%% (%llu of %llu packed bytes resident, %llu in %u changed "
@@ -135,6 +270,20 @@ int cmd_status(int argc, char **argv)
 			printf("a control boot: the pack was not read\n");
 		if (bp_loop_load(o.root, &st, &err) == 0 && st.phase == BP_PHASE_OFF)
 			printf("turned off: %s\n", st.reason);
+		/* then the boot's reads: misses, the merged trace, the new pack */
+		ret = bp_loop_read_boot(&o, boot_trace, !s.read, &m, &rb, &err);
+		if (ret == ENOENT)
+			return BP_EX_OK;	/* no recorder ran, or the loop moved on */
+		if (ret)
+			return bp_fail(&err);
+		printf("misses %llu requests, %llu bytes outside the pack; %u%% of the boot's "
+		       "reads in the pack\n", (unsigned long long)m.miss_runs,
+		       (unsigned long long)m.miss_bytes, m.hit_pct);
+		if (rb.repacked)
+			printf("pack rewritten from the merged trace: %llu bytes in %llu files\n",
+			       (unsigned long long)rb.pack_bytes, (unsigned long long)rb.pack_files);
+		if (rb.relayout)
+			printf("a relayout is scheduled for the next boot\n");
 		return BP_EX_OK;
 	}
 	ret = bp_loop_load(o.root, &st, &err);
@@ -144,6 +293,8 @@ int cmd_status(int argc, char **argv)
 	}
 	if (ret)
 		return bp_fail(&err);
+	if (json)
+		return status_json(o.root, &st);
 	printf("Phase:       %s\n", bp_phase_name(st.phase));
 	printf("Next boot:   %s\n", next_boot(st.phase));
 	if (st.cmdline[0])
@@ -177,6 +328,10 @@ int cmd_status(int argc, char **argv)
 	} else {
 		printf("Hit rate:    not sampled yet\n");
 	}
+	if (bp_misses_load(o.root, &m, &err) == 0)
+		print_misses(&m);
+	else
+		printf("Misses:      not recorded yet\n");
 	bp_loop_path(o.root, BP_STATEDIR BP_LOOP_CONTROL_FILE, path, sizeof(path));
 	if (bp_loop_pack_samples(o.root, &st, v, &n, &err) == 0) {
 		bp_loop_judge(v, n, &j);

@@ -140,6 +140,10 @@ static errcode_t event_boot(const struct bp_setup_opts *o, struct bp_loop_state 
 		}
 		st->attempts = 0;
 		st->low_hits = 0;
+		st->high_misses = 0;
+		/* the read boots' metadata positions are the old layout's */
+		bp_loop_path(o->root, BP_STATEDIR "/trace.reads", a, sizeof(a));
+		unlink(a);
 		snprintf(st->reason, sizeof(st->reason), "relaid out at boot");
 	} else if (st->phase == BP_PHASE_RELAYOUT) {
 		st->attempts++;
@@ -188,12 +192,26 @@ static errcode_t event_packages(const struct bp_setup_opts *o, struct bp_loop_st
 static errcode_t event_traced(const struct bp_setup_opts *o, struct bp_loop_state *st,
 			      struct bp_err *err)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], fb[PATH_MAX + 16];
 	errcode_t ret;
 
 	bp_loop_path(o->root, BP_STATEDIR "/trace", path, sizeof(path));
 	if (access(path, R_OK) != 0)
 		return bp_err_set(err, ENOENT, "%s: no trace was saved; the boot stays traced", path);
+	/*
+	 * The system's first boot (systemd's ConditionFirstBoot) does work no
+	 * later boot does: its reads are not a boot set. Keep the trace aside,
+	 * trace the next boot instead.
+	 */
+	bp_loop_path(o->root, "/run/systemd/first-boot", fb, sizeof(fb));
+	if (access(fb, F_OK) == 0) {
+		snprintf(fb, sizeof(fb), "%s.first-boot", path);
+		rename(path, fb);
+		snprintf(st->reason, sizeof(st->reason), "the traced boot was the system's first: "
+			 "the next boot is traced again");
+		append_log(o, st->reason);
+		return bp_loop_save(o->root, st, err);
+	}
 	st->phase = BP_PHASE_RELAYOUT;
 	st->phase_time = time(NULL);
 	st->attempts = 0;
@@ -222,6 +240,9 @@ errcode_t bp_loop_event(const struct bp_setup_opts *o, enum bp_event ev, struct 
 		return event_boot(o, &st, err);
 	case BP_EVENT_PACKAGES:
 		return event_packages(o, &st, err);
+	case BP_EVENT_READ_START:
+		ret = bp_loop_record_start(o, err);
+		return ret == ENOENT || ret == EEXIST ? 0 : ret;
 	}
 	return 0;
 }

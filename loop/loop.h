@@ -41,6 +41,7 @@ struct bp_loop_state {
 	time_t relayout_time;	/* last completed relayout, 0: none (times: -1 if damaged) */
 	unsigned int attempts;	/* relayout boots that did not complete */
 	unsigned int low_hits;	/* consecutive samples under the hit-rate threshold */
+	unsigned int high_misses;	/* consecutive read boots over the misses threshold */
 	unsigned int grub;	/* a GRUB snippet was installed */
 };
 
@@ -132,6 +133,7 @@ enum bp_event {
 	BP_EVENT_TRACED,	/* boot 1's trace was saved: schedule the relayout */
 	BP_EVENT_BOOT,		/* every boot, root mounted: collect the initramfs relayout */
 	BP_EVENT_PACKAGES,	/* dpkg ran: is the pack stale? */
+	BP_EVENT_READ_START,	/* early in every boot: start the recorder of a read boot */
 };
 
 errcode_t bp_loop_event(const struct bp_setup_opts *o, enum bp_event ev, struct bp_err *err);
@@ -207,5 +209,48 @@ errcode_t bp_loop_sample(const struct bp_setup_opts *o, uint64_t boot_ms,
 
 /* The last sample of a read boot in BP_STATEDIR/stats; ENOENT if there is none. */
 errcode_t bp_loop_last_sample(const char *root, struct bp_loop_sample *s, struct bp_err *err);
+
+/* ---- read boots: misses, and a pack that follows the boots (readboot.c) ------ */
+
+/*
+ * A read boot is also a cheap traced boot. Early in it, bootpack setup
+ * --event read-start starts the recorder (trace-engine.h, recorder.c); at
+ * its end, bp_loop_read_boot() collects it, counts what the boot read that
+ * the pack did not hold (misses.h, saved in BP_STATEDIR/misses), merges the
+ * boot's reads into BP_STATEDIR/trace (and its metadata, at the positions
+ * of today's layout, into BP_STATEDIR/trace.reads, which a relayout
+ * empties), and rewrites the pack from the merged trace with the old pack's
+ * budget: the boot set converges on what the boots read instead of staying
+ * the traced boot's. The region is not redone: a new relayout is scheduled
+ * when, on BP_LOOP_MISS_SAMPLES read boots in a row, the misses needed more
+ * than BP_LOOP_MISS_RELAYOUT_PCT percent of the boot's requests (runs).
+ */
+#define BP_LOOP_MISS_RELAYOUT_PCT 10
+#define BP_LOOP_MISS_SAMPLES 2
+
+/* Start the recorder of this boot: ENOENT when the boot is not read from a pack. */
+errcode_t bp_loop_record_start(const struct bp_setup_opts *o, struct bp_err *err);
+
+/* The boot is over: stop the recorder before the loop's own reads. */
+void bp_loop_record_stop(const struct bp_setup_opts *o);
+
+struct bp_read_boot {
+	int merged;			/* the boot's reads are in the trace */
+	int repacked;			/* the pack was rewritten */
+	uint64_t pack_files, pack_bytes;	/* the new pack */
+	int relayout;			/* a relayout was scheduled for the next boot */
+};
+
+struct bp_misses;
+
+/*
+ * End of a boot read from the pack, or of a control boot (control: its
+ * misses say nothing about the pack and schedule nothing, but its reads are
+ * merged). trace_path: the boot's reads as a trace file instead of the
+ * recorder's. ENOENT: not in the read phase, or no recorder ran (the
+ * recorder, if any, is removed).
+ */
+errcode_t bp_loop_read_boot(const struct bp_setup_opts *o, const char *trace_path, int control,
+			    struct bp_misses *m, struct bp_read_boot *out, struct bp_err *err);
 
 #endif /* BP_LOOP_H */

@@ -57,6 +57,7 @@ static const struct {
 	{ "bootpack-trace-stop.timer", "default.target.wants" },
 	{ "bootpack-loop.service", "multi-user.target.wants" },
 	{ "bootpack-loop-sample.timer", "timers.target.wants" },
+	{ "bootpack-misses.service", "sysinit.target.wants" },
 	{ "bootpack-read.service", "sysinit.target.wants" },
 };
 

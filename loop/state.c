@@ -103,6 +103,8 @@ errcode_t bp_loop_load(const char *root, struct bp_loop_state *st, struct bp_err
 			st->attempts = (unsigned int)strtoul(v, NULL, 10);
 		else if (!strcmp(line, "low_hits"))
 			st->low_hits = (unsigned int)strtoul(v, NULL, 10);
+		else if (!strcmp(line, "high_misses"))
+			st->high_misses = (unsigned int)strtoul(v, NULL, 10);
 		else if (!strcmp(line, "grub"))
 			st->grub = (unsigned int)strtoul(v, NULL, 10);
 	}
@@ -131,10 +133,10 @@ errcode_t bp_loop_save(const char *root, const struct bp_loop_state *st, struct 
 	fprintf(fp, "# bootpack loop state; see bootpack-setup(8). Written by bootpack, not by hand.\n"
 		"phase=%s\ndevice=%s\ncmdline=%s\nreason=%s\nsetup_time=%" PRId64
 		"\nphase_time=%" PRId64 "\nrelayout_time=%" PRId64
-		"\nattempts=%u\nlow_hits=%u\ngrub=%u\n",
+		"\nattempts=%u\nlow_hits=%u\nhigh_misses=%u\ngrub=%u\n",
 		bp_phase_name(st->phase), st->device, st->cmdline, st->reason,
 		(int64_t)st->setup_time, (int64_t)st->phase_time, (int64_t)st->relayout_time,
-		st->attempts, st->low_hits, st->grub);
+		st->attempts, st->low_hits, st->high_misses, st->grub);
 	ok = fflush(fp) == 0 && fsync(fd) == 0;
 	if (fclose(fp) != 0)
 		ok = 0;

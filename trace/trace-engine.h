@@ -157,6 +157,18 @@ void bp_tracefs_reap(const struct bp_tracefs *tf);
 errcode_t bp_tracefs_create(struct bp_tracefs *tf, unsigned int buffer_kb, uint32_t kdev,
 			    struct bp_err *err);
 /*
+ * The same with instance name (NULL: "bootpack-PID", which bp_tracefs_reap()
+ * removes once PID is gone; any other name outlives its creator), only the
+ * events of mask (bit i: bp_tracefs_events[i]; index 0 is always on), and
+ * extra ANDed to the device filter when the kernel takes it (e.g.
+ * 'comm != "x"'; refused: the device filter alone).
+ */
+errcode_t bp_tracefs_create_named(struct bp_tracefs *tf, const char *name, unsigned int buffer_kb,
+				  uint32_t kdev, unsigned int mask, const char *extra,
+				  struct bp_err *err);
+/* Take over instance name, created earlier (by another process); ENOENT: none. */
+errcode_t bp_tracefs_attach(struct bp_tracefs *tf, const char *name, struct bp_err *err);
+/*
  * Use the top-level buffer (boot trace), without creating anything. Close
  * disables our events there and restores tracing_on.
  */
@@ -170,5 +182,32 @@ errcode_t bp_tracefs_lost(const struct bp_tracefs *tf, uint64_t *lost, struct bp
 errcode_t bp_tracefs_read(const struct bp_tracefs *tf, struct bp_collect *c, struct bp_err *err);
 /* Disable our events; remove the instance if we created it. Idempotent. */
 void bp_tracefs_close(struct bp_tracefs *tf);
+
+/* --- recorder.c: the cheap recorder of a read boot ------------------------- */
+
+/*
+ * A boot read from the pack records what it reads in a small tracefs
+ * instance of its own, BP_RECORDER_NAME-MAJOR-MINOR (one per filesystem,
+ * which bp_tracefs_reap() leaves alone): the page-cache insertions only
+ * (mm_filemap_add_to_page_cache: what came from the disk, not what was
+ * used), on the root's device, without bootpack-read's own reads (its
+ * comm, where the kernel filters on it). Started early in the boot by one
+ * process, collected at the end by another.
+ */
+#define BP_RECORDER_NAME "bootpack_misses"
+#define BP_RECORDER_BUFFER_KB 4096	/* per CPU: ~80,000 events */
+#define BP_RECORDER_SKIP_COMM "bootpack-read"
+
+/* Create and start the instance for device kdev; EEXIST if one runs already. */
+errcode_t bp_recorder_start(uint32_t kdev, unsigned int buffer_kb, struct bp_err *err);
+/*
+ * Stop the instance, parse what it holds into a new collection (*ret; free
+ * with bp_collect_free()) and remove it. ENOENT: no recorder runs.
+ */
+errcode_t bp_recorder_collect(uint32_t kdev, struct bp_collect **ret, struct bp_err *err);
+/* Stop recording (the boot is over), keep what was recorded for collect. */
+void bp_recorder_stop(uint32_t kdev);
+/* Stop and remove the instance, if any (nothing to record on this boot). */
+void bp_recorder_discard(uint32_t kdev);
 
 #endif /* BP_TRACE_ENGINE_H */

@@ -140,14 +140,17 @@ static errcode_t check_format(struct bp_tracefs *tf, unsigned int i, struct bp_e
 	return rc;
 }
 
-static errcode_t enable_events(struct bp_tracefs *tf, uint32_t kdev, struct bp_err *err)
+static errcode_t enable_events(struct bp_tracefs *tf, uint32_t kdev, unsigned int mask,
+			       const char *extra, struct bp_err *err)
 {
-	char file[256], filter[128];
+	char file[256], filter[256];
 	unsigned int i;
 	errcode_t rc;
 	int r;
 
 	for (i = 0; i < bp_tracefs_nevents; i++) {
+		if (i && !(mask & (1U << i)))
+			continue;
 		snprintf(file, sizeof(file), "events/%s/enable", bp_tracefs_events[i]);
 		if (!exists(tf->dir, file)) {
 			tf->missing |= 1U << i;
@@ -173,7 +176,16 @@ static errcode_t enable_events(struct bp_tracefs *tf, uint32_t kdev, struct bp_e
 			else
 				snprintf(filter, sizeof(filter), "s_dev == %" PRIu32, kdev);
 			snprintf(file, sizeof(file), "events/%s/filter", bp_tracefs_events[i]);
-			write_str(tf->dir, file, filter);	/* optional: unfiltered works too */
+			if (extra) {
+				char both[sizeof(filter) + 64];
+
+				/* an older kernel may refuse the extra field: then without it */
+				snprintf(both, sizeof(both), "(%s) && %s", filter, extra);
+				if (write_str(tf->dir, file, both) < 0)
+					write_str(tf->dir, file, filter);
+			} else {
+				write_str(tf->dir, file, filter);	/* optional: unfiltered works too */
+			}
 		}
 		snprintf(file, sizeof(file), "events/%s/enable", bp_tracefs_events[i]);
 		r = write_str(tf->dir, file, "1");
@@ -188,12 +200,22 @@ static errcode_t enable_events(struct bp_tracefs *tf, uint32_t kdev, struct bp_e
 errcode_t bp_tracefs_create(struct bp_tracefs *tf, unsigned int buffer_kb, uint32_t kdev,
 			    struct bp_err *err)
 {
+	return bp_tracefs_create_named(tf, NULL, buffer_kb, kdev, ~0U, NULL, err);
+}
+
+errcode_t bp_tracefs_create_named(struct bp_tracefs *tf, const char *name, unsigned int buffer_kb,
+				  uint32_t kdev, unsigned int mask, const char *extra,
+				  struct bp_err *err)
+{
 	char val[32];
 	errcode_t rc;
 	int r;
 
-	snprintf(tf->dir, sizeof(tf->dir), "%s/instances/" BP_INSTANCE_PREFIX "%ld", tf->root,
-		 (long)getpid());
+	if (name)
+		snprintf(tf->dir, sizeof(tf->dir), "%s/instances/%s", tf->root, name);
+	else
+		snprintf(tf->dir, sizeof(tf->dir), "%s/instances/" BP_INSTANCE_PREFIX "%ld",
+			 tf->root, (long)getpid());
 	if (mkdir(tf->dir, 0700) < 0) {
 		r = errno;
 		return bp_err_set(err, r, "%s: cannot create a tracefs instance: %s", tf->dir,
@@ -216,13 +238,37 @@ errcode_t bp_tracefs_create(struct bp_tracefs *tf, unsigned int buffer_kb, uint3
 		snprintf(on, sizeof(on), "%s/tracing_on", tf->dir);
 		tf->on_fd = open(on, O_WRONLY | O_CLOEXEC);
 	}
-	rc = enable_events(tf, kdev, err);
+	rc = enable_events(tf, kdev, mask, extra, err);
 	if (rc)
 		goto fail;
 	return 0;
 fail:
 	bp_tracefs_close(tf);
 	return rc;
+}
+
+errcode_t bp_tracefs_attach(struct bp_tracefs *tf, const char *name, struct bp_err *err)
+{
+	char file[256], on[PATH_MAX + 16];
+	unsigned int i;
+
+	snprintf(tf->dir, sizeof(tf->dir), "%s/instances/%s", tf->root, name);
+	if (access(tf->dir, F_OK) != 0) {
+		int e = errno;
+
+		tf->dir[0] = '\0';
+		return e == ENOENT ? ENOENT : bp_err_set(err, e, "%s/instances/%s: %s", tf->root,
+							 name, strerror(e));
+	}
+	tf->instance = 1;
+	snprintf(on, sizeof(on), "%s/tracing_on", tf->dir);
+	tf->on_fd = open(on, O_WRONLY | O_CLOEXEC);
+	for (i = 0; i < bp_tracefs_nevents; i++) {
+		snprintf(file, sizeof(file), "events/%s/enable", bp_tracefs_events[i]);
+		if (exists(tf->dir, file))
+			tf->enabled |= 1U << i;	/* disabled again by bp_tracefs_close */
+	}
+	return 0;
 }
 
 errcode_t bp_tracefs_top(struct bp_tracefs *tf, struct bp_err *err)

@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * misses.c --- what a boot read from the disk that the pack did not hold
+ * (see misses.h): compared by physical position, split by kind, saved
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "loop.h"
+#include "misses.h"
+
+#define PAGE 4096ULL
+
+struct span {
+	uint64_t start, end;
+};
+
+struct piece {
+	uint64_t start, end;
+	enum bp_mkind kind;
+	const char *owner;
+	size_t owner_len;
+};
+
+struct vec {
+	void *v;
+	size_t n, alloc, size;
+};
+
+static void *vec_push(struct vec *a)
+{
+	if (a->n == a->alloc) {
+		size_t na = a->alloc ? 2 * a->alloc : 256;
+		void *nv = realloc(a->v, na * a->size);
+
+		if (!nv)
+			return NULL;
+		a->v = nv;
+		a->alloc = na;
+	}
+	return (char *)a->v + a->size * a->n++;
+}
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int cmp_piece(const void *a, const void *b)
+{
+	const struct piece *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Sort and merge spans that overlap or touch; returns the new count. */
+static size_t merge_spans(struct span *s, size_t n)
+{
+	size_t i, k = 0;
+
+	if (!n)
+		return 0;
+	qsort(s, n, sizeof(*s), cmp_span);
+	for (i = 1; i < n; i++) {
+		if (s[i].start <= s[k].end) {
+			if (s[i].end > s[k].end)
+				s[k].end = s[i].end;
+		} else {
+			s[++k] = s[i];
+		}
+	}
+	return k + 1;
+}
+
+/* The pack's ranges on the device, merged. */
+static errcode_t pack_spans(const struct bp_pack *p, struct vec *cov)
+{
+	struct bp_pack_entry e;
+	struct bp_pack_meta pm;
+	struct span *s;
+	uint32_t i;
+
+	for (i = 0; i < bp_pack_nmeta(p); i++) {
+		if (bp_pack_meta(p, i, &pm) || !(s = vec_push(cov)))
+			return ENOMEM;
+		*s = (struct span){ pm.offset, pm.offset + pm.length };
+	}
+	for (i = 0; i < bp_pack_nentries(p); i++) {
+		if (bp_pack_entry(p, i, &e) || !(s = vec_push(cov)))
+			return ENOMEM;
+		*s = (struct span){ e.phys, e.phys + e.length };
+	}
+	cov->n = merge_spans(cov->v, cov->n);
+	return 0;
+}
+
+struct ctx {
+	const struct span *cov;
+	size_t ncov;
+	struct vec miss;
+	struct bp_misses *m;
+	const struct bp_mkmap *map;
+	uint32_t bs;
+};
+
+static errcode_t add_miss(struct ctx *c, uint64_t start, uint64_t end, enum bp_mkind kind,
+			  const char *owner, size_t owner_len)
+{
+	struct piece *p = vec_push(&c->miss);
+
+	if (!p)
+		return ENOMEM;
+	*p = (struct piece){ start, end, kind, owner, owner_len };
+	return 0;
+}
+
+/* An uncovered piece of metadata: one piece per block, of its kind. */
+static errcode_t add_meta_miss(struct ctx *c, uint64_t start, uint64_t end)
+{
+	errcode_t rc = 0;
+
+	while (!rc && start < end) {
+		uint64_t b = start / c->bs, next = (b + 1) * c->bs;
+		const char *owner = NULL;
+		size_t len = 0;
+		enum bp_mkind k = c->map ? bp_mkmap_lookup(c->map, b, &owner, &len) : BP_MK_OTHER;
+
+		if (k == BP_MK_DATA)
+			k = BP_MK_OTHER;	/* file data through the device: not a file's read */
+		rc = add_miss(c, start, next < end ? next : end, k, owner, len);
+		start = next;
+	}
+	return rc;
+}
+
+/* One read of the boot, [start, end) on the device. */
+static errcode_t one_read(struct ctx *c, uint64_t start, uint64_t end, int meta, const char *path)
+{
+	size_t lo = 0, hi = c->ncov;
+	errcode_t rc = 0;
+
+	/* the first span that ends after start */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->cov[mid].end <= start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (!rc && start < end) {
+		uint64_t to;
+
+		if (lo < c->ncov && c->cov[lo].start <= start) {
+			to = c->cov[lo].end < end ? c->cov[lo].end : end;
+			c->m->hit_bytes += to - start;
+			lo++;
+		} else {
+			to = lo < c->ncov && c->cov[lo].start < end ? c->cov[lo].start : end;
+			rc = meta ? add_meta_miss(c, start, to) :
+				add_miss(c, start, to, BP_MK_DATA, path, strlen(path));
+		}
+		start = to;
+	}
+	return rc;
+}
+
+struct named {
+	const char *path;
+	size_t len;
+	enum bp_mkind kind;
+	uint64_t bytes;
+};
+
+static int cmp_named(const void *a, const void *b)
+{
+	const struct named *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int r = memcmp(x->path, y->path, n);
+
+	if (r)
+		return r;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return (int)x->kind - (int)y->kind;
+}
+
+/* The largest misses by path: file data, a directory's blocks, a file's mapping. */
+static errcode_t name_misses(struct ctx *c)
+{
+	const struct piece *p = c->miss.v;
+	struct named *v = NULL;
+	size_t i, n = 0, k;
+
+	if (c->miss.n)
+		v = malloc(c->miss.n * sizeof(*v));
+	if (c->miss.n && !v)
+		return ENOMEM;
+	for (i = 0; i < c->miss.n; i++)
+		if (p[i].owner)
+			v[n++] = (struct named){ p[i].owner, p[i].owner_len, p[i].kind,
+						 p[i].end - p[i].start };
+	qsort(v, n, sizeof(*v), cmp_named);
+	for (i = 0; i < n; i = k) {
+		struct named s = v[i];
+		struct bp_miss_name *slot;
+		unsigned int j, small = 0;
+
+		for (k = i + 1; k < n && cmp_named(&v[k], &s) == 0; k++)
+			s.bytes += v[k].bytes;
+		if (c->m->nnames < BP_MISSES_NAMES) {
+			slot = &c->m->names[c->m->nnames++];
+		} else {
+			for (j = 1; j < BP_MISSES_NAMES; j++)
+				if (c->m->names[j].bytes < c->m->names[small].bytes)
+					small = j;
+			if (c->m->names[small].bytes >= s.bytes)
+				continue;
+			slot = &c->m->names[small];
+		}
+		slot->kind = s.kind;
+		slot->bytes = s.bytes;
+		snprintf(slot->path, sizeof(slot->path), "%.*s", (int)s.len, s.path);
+	}
+	free(v);
+	/* the largest first */
+	for (i = 1; i < c->m->nnames; i++)
+		for (k = i; k > 0 && c->m->names[k].bytes > c->m->names[k - 1].bytes; k--) {
+			struct bp_miss_name t = c->m->names[k];
+
+			c->m->names[k] = c->m->names[k - 1];
+			c->m->names[k - 1] = t;
+		}
+	return 0;
+}
+
+static void count_runs(struct ctx *c)
+{
+	struct piece *p = c->miss.v;
+	uint64_t last = 0, klast[BP_MK_NR] = { 0 };
+	size_t i;
+	int any = 0, kany[BP_MK_NR] = { 0 };
+
+	qsort(p, c->miss.n, sizeof(*p), cmp_piece);
+	for (i = 0; i < c->miss.n; i++) {
+		struct bp_miss_count *k = &c->m->kind[p[i].kind];
+		uint64_t ps = p[i].start / PAGE * PAGE, pe = (p[i].end + PAGE - 1) / PAGE * PAGE;
+
+		k->bytes += p[i].end - p[i].start;
+		c->m->miss_bytes += p[i].end - p[i].start;
+		if (!kany[p[i].kind] || p[i].start > klast[p[i].kind])
+			k->runs++;
+		kany[p[i].kind] = 1;
+		if (p[i].end > klast[p[i].kind])
+			klast[p[i].kind] = p[i].end;
+		if (!any || p[i].start > last) {
+			c->m->miss_runs++;
+		} else if (ps < (last + PAGE - 1) / PAGE * PAGE) {
+			ps = (last + PAGE - 1) / PAGE * PAGE;	/* a page counted already */
+		}
+		if (pe > ps)
+			c->m->miss_pages += (pe - ps) / PAGE;
+		any = 1;
+		if (p[i].end > last)
+			last = p[i].end;
+	}
+	/* the reader's requests (one per range of the pack at least) and the misses */
+	c->m->read_runs = c->ncov + c->m->miss_runs;
+}
+
+errcode_t bp_misses_compute(ext2_filsys fs, const struct bp_trace *t, const struct bp_pack *p,
+			    uint64_t resident, struct bp_misses *m, struct bp_err *err)
+{
+	struct ctx c = { .m = m, .bs = fs->blocksize };
+	struct bp_mkmap *map = NULL;
+	errcode_t rc;
+	size_t i, j;
+
+	memset(m, 0, sizeof(*m));
+	m->when = time(NULL);
+	m->events = t->hdr.events_added;
+	m->lost = t->hdr.events_lost;
+	c.miss.size = sizeof(struct piece);
+	{
+		struct vec cov = { .size = sizeof(struct span) };
+
+		rc = pack_spans(p, &cov);
+		c.cov = cov.v;
+		c.ncov = cov.n;
+		if (rc)
+			goto out;
+	}
+	/* classify only when the boot read metadata: the map walks the traced paths */
+	if (t->nmeta && (rc = bp_mkmap_build(fs, t, &map, err)))
+		goto out_err;
+	c.map = map;
+	for (i = 0; !rc && i < t->nmeta; i++)
+		rc = one_read(&c, t->meta[i].offset, t->meta[i].offset + t->meta[i].length, 1, NULL);
+	for (i = 0; !rc && i < t->nfiles; i++) {
+		const struct bp_trace_file *f = &t->files[i];
+
+		for (j = 0; !rc && j < f->nranges; j++) {
+			const struct bp_trace_range *r = &f->ranges[j];
+
+			if (r->phys == BP_PHYS_NONE)
+				continue;	/* a hole: nothing read from the disk */
+			rc = one_read(&c, r->phys, r->phys + r->length, 0, f->path);
+		}
+	}
+	if (!rc)
+		rc = name_misses(&c);
+	if (!rc) {
+		count_runs(&c);
+		/* the reader's own reads are not recorded: what it left resident counts */
+		if (resident > m->hit_bytes)
+			m->hit_bytes = resident;
+		m->read_bytes = m->hit_bytes + m->miss_bytes;
+		m->hit_pct = m->read_bytes ? (unsigned int)(m->hit_bytes * 100 / m->read_bytes) : 100;
+	}
+out:
+	if (rc)
+		bp_err_set(err, rc, "while counting the boot's misses: %s", strerror((int)rc));
+out_err:
+	bp_mkmap_free(map);
+	free((void *)c.cov);
+	free(c.miss.v);
+	return rc;
+}
+
+/* ---- BP_STATEDIR/misses ------------------------------------------------------ */
+
+errcode_t bp_misses_save(const char *root, const struct bp_misses *m, struct bp_err *err)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 8], esc[3 * sizeof(m->names[0].path) + 1];
+	unsigned int i;
+	FILE *fp;
+	int ok;
+
+	bp_loop_path(root, BP_STATEDIR "/misses", path, sizeof(path));
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fp = fopen(tmp, "we");
+	if (!fp)
+		return bp_err_set(err, errno, "%s: cannot write: %s", tmp, strerror(errno));
+	fprintf(fp, "# bootpack: what the last boot read that the pack did not hold; "
+		"see bootpack-status(8)\n"
+		"time=%lld control=%d events=%" PRIu64 " lost=%" PRIu64 "\n"
+		"read_bytes=%" PRIu64 " read_runs=%" PRIu64 " hit_bytes=%" PRIu64 " hit=%u\n"
+		"miss_bytes=%" PRIu64 " miss_pages=%" PRIu64 " miss_runs=%" PRIu64 "\n",
+		(long long)m->when, m->control, m->events, m->lost, m->read_bytes, m->read_runs,
+		m->hit_bytes, m->hit_pct, m->miss_bytes, m->miss_pages, m->miss_runs);
+	for (i = 0; i < BP_MK_NR; i++)
+		fprintf(fp, "kind=%s bytes=%" PRIu64 " runs=%" PRIu64 "\n",
+			bp_mkind_name((enum bp_mkind)i), m->kind[i].bytes, m->kind[i].runs);
+	for (i = 0; i < m->nnames; i++) {
+		bp_trace_escape(m->names[i].path, esc);
+		fprintf(fp, "name=%s bytes=%" PRIu64 " path=%s\n", bp_mkind_name(m->names[i].kind),
+			m->names[i].bytes, esc);
+	}
+	ok = fflush(fp) == 0 && fsync(fileno(fp)) == 0;
+	if (fclose(fp) != 0)
+		ok = 0;
+	if (!ok || rename(tmp, path) < 0) {
+		int e = errno;
+
+		unlink(tmp);
+		return bp_err_set(err, e, "%s: cannot write: %s", path, strerror(e));
+	}
+	return 0;
+}
+
+static int kind_parse(const char *s, size_t len)
+{
+	int i;
+
+	for (i = 0; i < BP_MK_NR; i++)
+		if (strlen(bp_mkind_name((enum bp_mkind)i)) == len &&
+		    !strncmp(s, bp_mkind_name((enum bp_mkind)i), len))
+			return i;
+	return -1;
+}
+
+/* "key=N" anywhere in line, as u64; 0 if absent. */
+static uint64_t num(const char *line, const char *key)
+{
+	char pat[32];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "%s=", key);
+	for (p = line; (p = strstr(p, pat)); p++)
+		if (p == line || p[-1] == ' ')
+			return strtoull(p + strlen(pat), NULL, 10);
+	return 0;
+}
+
+static void unescape(const char *in, char *out, size_t len)
+{
+	size_t n = 0;
+
+	while (*in && *in != '\n' && n + 1 < len) {
+		unsigned int x;
+
+		if (in[0] == '%' && sscanf(in + 1, "%2x", &x) == 1) {
+			out[n++] = (char)x;
+			in += 3;
+		} else {
+			out[n++] = *in++;
+		}
+	}
+	out[n] = '\0';
+}
+
+errcode_t bp_misses_load(const char *root, struct bp_misses *m, struct bp_err *err)
+{
+	char path[PATH_MAX], line[2048];
+	FILE *fp;
+
+	memset(m, 0, sizeof(*m));
+	bp_loop_path(root, BP_STATEDIR "/misses", path, sizeof(path));
+	fp = fopen(path, "re");
+	if (!fp)
+		return errno == ENOENT ? ENOENT : bp_err_set(err, errno, "%s: %s", path,
+							      strerror(errno));
+	while (fgets(line, sizeof(line), fp)) {
+		const char *sp;
+		int k;
+
+		if (!strncmp(line, "time=", 5)) {
+			m->when = (time_t)num(line, "time");
+			m->control = (int)num(line, "control");
+			m->events = num(line, "events");
+			m->lost = num(line, "lost");
+		} else if (!strncmp(line, "read_bytes=", 11)) {
+			m->read_bytes = num(line, "read_bytes");
+			m->read_runs = num(line, "read_runs");
+			m->hit_bytes = num(line, "hit_bytes");
+			m->hit_pct = (unsigned int)num(line, "hit");
+		} else if (!strncmp(line, "miss_bytes=", 11)) {
+			m->miss_bytes = num(line, "miss_bytes");
+			m->miss_pages = num(line, "miss_pages");
+			m->miss_runs = num(line, "miss_runs");
+		} else if (!strncmp(line, "kind=", 5) && (sp = strchr(line, ' ')) &&
+			   (k = kind_parse(line + 5, (size_t)(sp - line - 5))) >= 0) {
+			m->kind[k].bytes = num(line, "bytes");
+			m->kind[k].runs = num(line, "runs");
+		} else if (!strncmp(line, "name=", 5) && (sp = strchr(line, ' ')) &&
+			   (k = kind_parse(line + 5, (size_t)(sp - line - 5))) >= 0 &&
+			   m->nnames < BP_MISSES_NAMES && (sp = strstr(line, " path="))) {
+			struct bp_miss_name *n = &m->names[m->nnames++];
+
+			n->kind = (enum bp_mkind)k;
+			n->bytes = num(line, "bytes");
+			unescape(sp + 6, n->path, sizeof(n->path));
+		}
+	}
+	fclose(fp);
+	return 0;
+}

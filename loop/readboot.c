@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * readboot.c --- a read boot is also a cheap traced boot: start its
+ * recorder, and at its end count its misses, merge its reads into the
+ * trace, rewrite the pack, and schedule a relayout when the misses grow
+ * (see loop.h)
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "devspec.h"
+#include "fsident.h"
+#include "loop.h"
+#include "misses.h"
+#include "pack-build.h"
+#include "reader-stats.h"
+#include "trace-engine.h"
+
+errcode_t bp_loop_record_start(const struct bp_setup_opts *o, struct bp_err *err)
+{
+	struct bp_loop_state st;
+	struct stat rs;
+	errcode_t ret;
+
+	ret = bp_loop_load(o->root, &st, err);
+	if (ret)
+		return ret;
+	if (st.phase != BP_PHASE_READ)
+		return ENOENT;
+	if (stat(o->root, &rs) < 0)
+		return bp_err_set(err, errno, "%s: %s", o->root, strerror(errno));
+	return bp_recorder_start(BP_KDEV(major(rs.st_dev), minor(rs.st_dev)),
+				 BP_RECORDER_BUFFER_KB, err);
+}
+
+void bp_loop_record_stop(const struct bp_setup_opts *o)
+{
+	struct stat rs;
+
+	if (stat(o->root, &rs) == 0)
+		bp_recorder_stop(BP_KDEV(major(rs.st_dev), minor(rs.st_dev)));
+}
+
+/* The recorder's events, resolved into a trace of the root (devpath). */
+static errcode_t recorded(uint32_t kdev, const char *devpath, struct bp_trace **ret,
+			  struct bp_err *err)
+{
+	struct bp_resolve_stats rst;
+	struct bp_collected col;
+	struct bp_collect *c;
+	struct bp_trace *t;
+	errcode_t rc;
+
+	*ret = NULL;
+	rc = bp_recorder_collect(kdev, &c, err);
+	if (rc)
+		return rc;
+	rc = bp_collect_finish(c, kdev, &col, err);
+	bp_collect_free(c);
+	if (rc)
+		return rc;
+	t = bp_trace_new();
+	if (!t) {
+		bp_collected_free(&col);
+		return bp_err_set(err, ENOMEM, "out of memory");
+	}
+	rc = bp_resolve(&col, devpath, INT64_MIN, t, &rst, err);
+	bp_collected_free(&col);
+	if (!rc && (bp_trace_set_str(&t->hdr.device, devpath) ||
+		    bp_trace_set_str(&t->hdr.source, "boot")))
+		rc = bp_err_set(err, ENOMEM, "out of memory");
+	if (rc) {
+		bp_trace_free(t);
+		return rc;
+	}
+	t->hdr.dev_major = BP_KDEV_MAJOR(kdev);
+	t->hdr.dev_minor = BP_KDEV_MINOR(kdev);
+	t->hdr.created = (int64_t)time(NULL);
+	*ret = t;
+	return 0;
+}
+
+/* Load path into *t, or a new empty trace when there is none. */
+static errcode_t load_or_new(const char *path, struct bp_trace **t, struct bp_err *err)
+{
+	if (access(path, F_OK) == 0)
+		return bp_trace_load(path, t, err);
+	*t = bp_trace_new();
+	return *t ? 0 : bp_err_set(err, ENOMEM, "out of memory");
+}
+
+/*
+ * The pack from the merged trace, with the metadata read boots found at
+ * today's positions (the traced boot's M ranges predate the relayout) and
+ * the old pack's budget, device and relayout mark.
+ */
+static errcode_t repack(const struct bp_setup_opts *o, ext2_filsys fs, struct bp_trace *all,
+			const struct bp_trace *reads, const struct bp_pack_info *old,
+			struct bp_read_boot *out, struct bp_err *err)
+{
+	struct bp_pack_report rep;
+	struct bp_pack_opts po = { 0 };
+	struct bp_trace_meta *meta = all->meta;
+	size_t nmeta = all->nmeta;
+	char path[PATH_MAX];
+	errcode_t rc;
+
+	bp_loop_path(o->root, BP_STATEDIR "/pack", path, sizeof(path));
+	po.output = path;
+	po.budget = old->budget;
+	po.compat = old->feature_compat & BP_PACK_COMPAT_RELAYOUT;
+	po.dev_major = old->dev_major;
+	po.dev_minor = old->dev_minor;
+	all->meta = reads->meta;
+	all->nmeta = reads->nmeta;
+	rc = bp_pack_build_write(fs, all, &po, &rep, err);
+	all->meta = meta;
+	all->nmeta = nmeta;
+	if (rc)
+		return rc;
+	out->repacked = 1;
+	out->pack_files = rep.nfiles;
+	out->pack_bytes = rep.meta_bytes + rep.file_bytes;
+	return 0;
+}
+
+/* Merge boot into the trace and the reads trace, save both, rewrite the pack. */
+static errcode_t converge(const struct bp_setup_opts *o, ext2_filsys fs,
+			  const struct bp_trace *boot, const struct bp_pack_info *old,
+			  struct bp_read_boot *out, struct bp_err *err)
+{
+	struct bp_trace *all = NULL, *reads = NULL;
+	char tpath[PATH_MAX], rpath[PATH_MAX];
+	errcode_t rc;
+
+	bp_loop_path(o->root, BP_STATEDIR "/trace", tpath, sizeof(tpath));
+	bp_loop_path(o->root, BP_STATEDIR "/trace.reads", rpath, sizeof(rpath));
+	rc = load_or_new(tpath, &all, err);
+	if (!rc)
+		rc = load_or_new(rpath, &reads, err);
+	if (!rc)
+		rc = bp_trace_merge(all, boot, err);
+	if (!rc)
+		rc = bp_trace_merge(reads, boot, err);
+	if (!rc)
+		rc = bp_trace_save(reads, rpath, err);
+	if (!rc)
+		rc = bp_trace_save(all, tpath, err);
+	if (!rc) {
+		out->merged = 1;
+		rc = repack(o, fs, all, reads, old, out, err);
+	}
+	bp_trace_free(all);
+	bp_trace_free(reads);
+	return rc;
+}
+
+/* Too many of the boot's requests went outside the pack: relayout again. */
+static errcode_t judge_misses(const struct bp_setup_opts *o, struct bp_loop_state *st,
+			      const struct bp_misses *m, struct bp_read_boot *out,
+			      struct bp_err *err)
+{
+	if (m->miss_runs * 100 <= (uint64_t)BP_LOOP_MISS_RELAYOUT_PCT * m->read_runs) {
+		st->high_misses = 0;
+		return bp_loop_save(o->root, st, err);
+	}
+	if (++st->high_misses < BP_LOOP_MISS_SAMPLES)
+		return bp_loop_save(o->root, st, err);
+	st->phase = BP_PHASE_RELAYOUT;
+	st->phase_time = time(NULL);
+	st->attempts = 0;
+	st->high_misses = 0;
+	snprintf(st->reason, sizeof(st->reason), "misses: %llu of %llu read requests outside "
+		 "the pack, over %u%% on %u boots: the boots' merged trace is relaid out",
+		 (unsigned long long)m->miss_runs, (unsigned long long)m->read_runs,
+		 BP_LOOP_MISS_RELAYOUT_PCT, BP_LOOP_MISS_SAMPLES);
+	out->relayout = 1;
+	if (bp_setup_next_boot(o, st, "", err))
+		return err->code;
+	return bp_loop_save(o->root, st, err);
+}
+
+errcode_t bp_loop_read_boot(const struct bp_setup_opts *o, const char *trace_path, int control,
+			    struct bp_misses *m, struct bp_read_boot *out, struct bp_err *err)
+{
+	struct bp_loop_state st;
+	struct bp_trace *boot = NULL;
+	struct bp_pack *p = NULL;
+	ext2_filsys fs = NULL;
+	char devpath[4096], path[PATH_MAX];
+	const char *why = NULL;
+	struct stat rs;
+	errcode_t ret;
+	uint32_t kdev;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	memset(m, 0, sizeof(*m));
+	if (stat(o->root, &rs) < 0)
+		return bp_err_set(err, errno, "%s: %s", o->root, strerror(errno));
+	kdev = BP_KDEV(major(rs.st_dev), minor(rs.st_dev));
+	ret = bp_loop_load(o->root, &st, err);
+	if (!ret && st.phase != BP_PHASE_READ)
+		ret = ENOENT;
+	if (ret) {
+		if (!trace_path)
+			bp_recorder_discard(kdev);
+		return ret;
+	}
+	if (o->device)
+		snprintf(devpath, sizeof(devpath), "%s", o->device);
+	else
+		bp_dev_node(major(rs.st_dev), minor(rs.st_dev), devpath, sizeof(devpath));
+	ret = trace_path ? bp_trace_load(trace_path, &boot, err) : recorded(kdev, devpath, &boot, err);
+	if (ret)
+		return ret;
+	bp_loop_path(o->root, BP_STATEDIR "/pack", path, sizeof(path));
+	rc = bp_pack_load_file(path, BP_PACK_LOAD_ANY_OWNER, &p, &why);
+	if (rc) {
+		ret = bp_err_set(err, rc == -ENOENT ? ENOENT : EINVAL, "%s: %s", path,
+				 why ? why : strerror(-rc));
+		goto out;
+	}
+	ret = bp_fs_open_ro(devpath, &fs, err);
+	if (!ret)
+		ret = bp_trace_check_device(boot, devpath, err);
+	if (!ret) {
+		struct bp_pack_residency r = { 0 };
+
+		/* after the boot, what the pack brought in is still resident */
+		bp_pack_residency(o->root, p, &r);
+		ret = bp_misses_compute(fs, boot, p, r.resident, m, err);
+	}
+	if (ret)
+		goto out;
+	m->control = control;
+	if ((ret = bp_misses_save(o->root, m, err)))
+		goto out;
+	ret = converge(o, fs, boot, bp_pack_info(p), out, err);
+	if (!ret && !control)
+		ret = judge_misses(o, &st, m, out, err);
+out:
+	if (fs)
+		ext2fs_close_free(&fs);
+	bp_pack_free(p);
+	bp_trace_free(boot);
+	return ret;
+}
