@@ -337,6 +337,15 @@ def boot(d):
     if "session_ms" in s:
         sm = float(s["session_ms"])
         r["session_s"] = sm / 1000 if sm >= 0 else None
+        # the kernel's own timestamp of the marker's record, from the kernel
+        # log (PRI,SEQ,USEC,FLAGS;TEXT, TEXT beginning with the marker: the
+        # command line that names it is a record too)
+        mark = s.get("session_mark")
+        for line in sec.get("kmsg", []) if mark else []:
+            h, _, msg = line.partition(";")
+            if msg.startswith(mark) and len(h.split(",")) >= 3:
+                r["session_s"] = int(h.split(",")[2]) / 1e6
+                break
     bt = block_trace(sec.get("trace", []), done_s,
                      int(s["rd_ios"]) if s.get("rd_ios") and done_s is not None else None)
     r["trace"] = bt
@@ -356,7 +365,9 @@ def boot(d):
             seen = (w[-1][1] - w[0][1]) * 2 >= (w[-1][0] - w[0][0]) * 100
     r["window_seen"] = seen
     r["valid"] = bool(r["reached"] and seen and bt.get("requests_after_done", 0) == 0)
-    if "session_s" in r and r["session_s"] is None:
+    # the desktop variant: the session came up, and done was not before it
+    if "session_s" in r and (r["session_s"] is None or
+                             (done_s is not None and done_s < r["session_s"])):
         r["valid"] = False
     r["requests"] = bt.get("requests")
     r["bytes"] = bt.get("bytes")

@@ -240,6 +240,7 @@ static void poll_session(void)
 	char buf[8192];
 	ssize_t n;
 	unsigned long long usec;
+	char *msg;
 
 	if (fd_kmsg < 0)
 		fd_kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -252,7 +253,11 @@ static void poll_session(void)
 		if (n <= 0)
 			break;
 		buf[n] = '\0';
-		if (strstr(buf, opt.session) && sscanf(buf, "%*u,%*u,%llu", &usec) == 1)
+		/* the record's text begins with MARK (the command line that
+		 * names it is a record too) */
+		msg = strchr(buf, ';');
+		if (msg && !strncmp(msg + 1, opt.session, strlen(opt.session)) &&
+		    sscanf(buf, "%*u,%*u,%llu", &usec) == 1)
 			session_ns = usec ? usec * 1000u : 1;
 	}
 }
