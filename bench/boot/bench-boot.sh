@@ -33,6 +33,8 @@
 # DRIFT_PKGS (packages reinstalled between them), DRIFT_REFRESH (1: the
 # bootpack strategies' packs refreshed from a traced boot of the drifted
 # image merged into the first trace, as the loop does; 0: the first pack).
+# VARIANT (server, the default; desktop: the Xfce session boot, its own
+# cache $BOOTBENCH_DIR/desktop, see desktop_rootfs).
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -44,6 +46,8 @@ MODELS=${MODELS:-"hdd-5k160 eee-flash sata-ssd"}
 STRATEGIES=${STRATEGIES:-"stock sreadahead ureadahead bootpack bootpack-initrd"}
 BOOTS=${BOOTS:-3}
 SCALE=${SCALE:-tcg}
+VARIANT=${VARIANT:-server}
+if [ "$VARIANT" = desktop ]; then BB=$BB/desktop; : "${IMG_SIZE:=4G}" "${MEM:=2048}"; fi
 IMG_SIZE=${IMG_SIZE:-2G}
 MEM=${MEM:-1024}
 SUITE=bookworm
@@ -59,6 +63,13 @@ DRIFT_BOOTS=${DRIFT_BOOTS:-2}
 DRIFT_PKGS=${DRIFT_PKGS:-"rsyslog cron"}
 DRIFT_REFRESH=${DRIFT_REFRESH:-1}
 CALIB_ITERS=20000000
+# the desktop variant: packages added to the rootfs, the autologin user, the
+# kernel log line its session writes when up, the guest's display adapter
+DESKTOP_PKGS=${DESKTOP_PKGS:-"xfce4 lightdm lightdm-gtk-greeter xserver-xorg-core xserver-xorg-input-libinput dbus-user-session xfce4-terminal fonts-dejavu-core"}
+DESKTOP_USER=bench
+SESSION_MARK=bench-session-up
+QEMU_EXTRA=${QEMU_EXTRA:-}
+if [ "$VARIANT" = desktop ] && [ -z "$QEMU_EXTRA" ]; then QEMU_EXTRA="-vga std"; fi
 
 log() { echo "bench-boot: $*" >&2; }
 die() { echo "bench-boot: error: $*" >&2; exit 1; }
@@ -136,6 +147,7 @@ do_rootfs() {
 			> "$BB/logs/debootstrap.log" 2>&1 || die "debootstrap failed: $BB/logs/debootstrap.log"
 		touch "$r/.debootstrap-done"
 	fi
+	if [ "$VARIANT" = desktop ]; then desktop_rootfs "$r"; fi
 	# the Debian kernel package, registered with dpkg (modules in /lib/modules;
 	# initramfs-tools is not needed: the bench has its own initramfs)
 	cp "$BB"/kernel/linux-image-[0-9]*.deb "$BB"/kernel/linux-base_*.deb "$r/tmp/"
@@ -159,6 +171,51 @@ do_rootfs() {
 	mv "$r" "$BB/rootfs"
 	touch "$BB/rootfs/.done"
 	log "rootfs: $(du -sh --exclude=proc "$BB/rootfs" | cut -f1)"
+}
+
+# ---------------------------------------------------------------- desktop
+# The desktop variant's rootfs: the server's, plus Xfce from Debian 12
+# (DESKTOP_PKGS, no recommends) installed with apt-get in a chroot (the
+# mirror; services not started: policy-rc.d), a user logged in by lightdm
+# at once (autologin), graphical.target the default. The session's XDG
+# autostart entry writes SESSION_MARK to /dev/kmsg (made writable for all
+# by a udev rule: writing a record needs no privilege beyond the file
+# mode); the monitor (bench.session=) takes that record's time as
+# session_ms. X: the kernel's bochs DRM driver for QEMU's -vga std, and
+# xserver-xorg-core's modesetting driver on it.
+desktop_rootfs() {	# ROOTFS
+	local r=$1
+	[ -f "$r/.desktop-done" ] && return 0
+	log "desktop: apt-get install $DESKTOP_PKGS (log: $BB/logs/desktop-apt.log)"
+	printf '#!/bin/sh\nexit 101\n' > "$r/usr/sbin/policy-rc.d"
+	chmod 755 "$r/usr/sbin/policy-rc.d"
+	cp /etc/resolv.conf "$r/etc/resolv.conf"
+	trap 'umount "$r/proc" 2>/dev/null || true' EXIT
+	mount -t proc proc "$r/proc"
+	chroot "$r" sh -c "apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		--no-install-recommends $DESKTOP_PKGS" > "$BB/logs/desktop-apt.log" 2>&1 ||
+		{ umount "$r/proc"; die "apt-get install in the rootfs: $BB/logs/desktop-apt.log"; }
+	umount "$r/proc"
+	trap - EXIT
+	rm -f "$r/usr/sbin/policy-rc.d"
+	rm -rf "$r"/var/lib/apt/lists/*
+	mkdir -p "$r/var/lib/apt/lists/partial"
+	printf '' > "$r/etc/resolv.conf"
+	chroot "$r" useradd -m -s /bin/bash -G audio,video,input "$DESKTOP_USER"
+	chroot "$r" passwd -d "$DESKTOP_USER" >/dev/null
+	mkdir -p "$r/etc/lightdm/lightdm.conf.d"
+	printf '[Seat:*]\nautologin-user=%s\nautologin-user-timeout=0\nautologin-session=xfce\n' \
+		"$DESKTOP_USER" > "$r/etc/lightdm/lightdm.conf.d/50-bench.conf"
+	ln -sf /lib/systemd/system/lightdm.service "$r/etc/systemd/system/display-manager.service"
+	ln -sf /lib/systemd/system/graphical.target "$r/etc/systemd/system/default.target"
+	mkdir -p "$r/etc/xdg/autostart" "$r/etc/udev/rules.d"
+	printf 'KERNEL=="kmsg", MODE="0622"\n' > "$r/etc/udev/rules.d/99-bench-kmsg.rules"
+	printf '#!/bin/sh\necho "%s $(id -un)" > /dev/kmsg\n' "$SESSION_MARK" \
+		> "$r/usr/local/bin/bench-session-mark"
+	chmod 755 "$r/usr/local/bin/bench-session-mark"
+	printf '[Desktop Entry]\nType=Application\nName=bench session marker\nExec=/usr/local/bin/bench-session-mark\nNoDisplay=true\n' \
+		> "$r/etc/xdg/autostart/bench-session-mark.desktop"
+	touch "$r/.desktop-done"
 }
 
 # ---------------------------------------------------------------- initramfs
@@ -301,7 +358,9 @@ do_boot() {
 	ev=$BLOCK_EVENTS
 	local bufsz=8M
 	[ "$trace" = 1 ] && ev=$TRACE_EVENTS && bufsz=64M
+	if [ "$VARIANT" = desktop ] && [ "$trace" = 1 ]; then bufsz=${DESKTOP_TRACE_BUF:-160M}; fi
 	local cmdline="console=ttyS0 root=/dev/vda ro quiet init=$init trace_event=$ev trace_buf_size=$bufsz $extra"
+	if [ "$VARIANT" = desktop ]; then cmdline="$cmdline bench.session=$SESSION_MARK bench.timeout_s=${DESKTOP_TIMEOUT_S:-600}"; fi
 	local filt=()
 	if [ "$model" != none ]; then
 		check_models "$model"
@@ -324,6 +383,7 @@ do_boot() {
 	init=$init
 	initrd=$initrd
 	trace=$trace
+	variant=$VARIANT
 	cmdline=$cmdline
 	host_start=$(date -u +%FT%TZ)
 	EOF
@@ -334,7 +394,7 @@ do_boot() {
 	t0=$(date +%s.%N)
 	nice -n 5 nbdkit -U - "${filt[@]}" $cow file file="$img" "${fargs[@]}" \
 		--run "timeout $QEMU_TIMEOUT qemu-system-x86_64 -accel tcg -smp 1 -m $MEM -nodefaults \
-			-display none -no-reboot -kernel $BB/vmlinuz -initrd $initrd \
+			-display none -no-reboot -kernel $BB/vmlinuz -initrd $initrd $QEMU_EXTRA \
 			-append '$cmdline' \
 			-drive file=nbd+unix:///?socket=\$unixsocket,if=virtio,format=raw \
 			-serial file:$out/console.log -serial file:$out/results.log" \
@@ -757,6 +817,7 @@ do_run() {
 	done
 	stamp=$(date -u +%Y-%m-%dT%H%MZ)
 	if [ "$SCENARIO" != first ]; then stamp=$stamp-$SCENARIO; fi
+	if [ "$VARIANT" != server ]; then stamp=$stamp-$VARIANT; fi
 	rundir=${RUNDIR:-$BB/runs/$stamp}
 	mkdir -p "$rundir"
 	{
@@ -764,6 +825,7 @@ do_run() {
 		echo "models=$MODELS"
 		echo "strategies=$STRATEGIES"
 		echo "scenario=$SCENARIO"
+		echo "variant=$VARIANT"
 		if [ "$SCENARIO" = drift ]; then
 			echo "drift=boots $DRIFT_BOOTS, reinstalled $DRIFT_PKGS, refresh $DRIFT_REFRESH"
 		fi
