@@ -29,6 +29,13 @@ SEQ_RATE = {  # bytes/s, outer diameter (bench/diskmodel.c)
     "eee-flash": 25e6,
     "hdd-5k160": 45e6,
     "sata-ssd": 560e6,
+    "pi4-sd": 43e6,
+    "pi4-sd-slow": 43e6,
+    "usb2-stick": 35e6,
+    "emmc": 180e6,
+    "hdd-smr": 120e6,
+    "cloud-gp3": 131.072e6,
+    "cloud-cold": 131.072e6,
 }
 
 # comm of the readers in the block trace (comm is cut to 15 characters)
