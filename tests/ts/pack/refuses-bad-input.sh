@@ -82,7 +82,7 @@ import sys, zlib, struct
 b = bytearray(open(sys.argv[1], 'rb').read())
 struct.pack_into('<I', b, 20, struct.unpack_from('<I', b, 20)[0] | 0x100)
 struct.pack_into('<I', b, 28, 0)
-struct.pack_into('<I', b, 28, zlib.crc32(bytes(b[:128])))
+struct.pack_into('<I', b, 28, zlib.crc32(bytes(b[:struct.unpack_from('<I', b, 12)[0]])))
 open(sys.argv[2], 'wb').write(b)
 PY
 bp_expect_exit 3 "$BOOTPACK" dump "$T/bad"
