@@ -36,7 +36,7 @@ fi
 bp_grep '^d /.* 0755 root root -$' "$b/tmpfiles.d/bootpack.conf"
 # The sample settings file: every key commented out, and it parses.
 keys=$(sed -n 's/^#\([a-z_]*\) = .*/\1/p' "$top_srcdir/boot/bootpack.conf" | sort | tr '\n' ' ')
-[ "$keys" = "budget head_start_ms init ioprio log max_fds max_ms method pack " ] || bp_fail "sample keys: $keys"
+[ "$keys" = "budget head_start_ms init ioprio log max_fds max_ms max_request method pack " ] || bp_fail "sample keys: $keys"
 sed 's/^#\([a-z_]* = \)/\1/' "$top_srcdir/boot/bootpack.conf" >"$BP_TMPDIR/conf"
 bp_expect_exit 3 "$READER" --no-exec --config "$BP_TMPDIR/conf" --log=stderr \
 	--pack "$BP_TMPDIR/none"
