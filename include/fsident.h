@@ -40,6 +40,24 @@
 #define BP_UUID_STR_LEN 37
 
 /*
+ * Where a filesystem is: a block device or an image file, and the byte
+ * offset in it where the filesystem starts (a partition inside a disk
+ * image; 0: at the start). The offset reaches libext2fs as the unix I/O
+ * manager's "offset=" option, so no loop device is needed; every path
+ * that takes a bare device name means offset 0.
+ */
+struct bp_fsloc {
+	const char *path;
+	uint64_t offset;
+};
+
+/* The io_options of ext2fs_open2() for loc into buf ("offset=N"), or NULL at offset 0. */
+const char *bp_fsloc_io_options(const struct bp_fsloc *loc, char *buf, size_t len);
+
+/* bp_fs_open_ro() of the filesystem at loc. */
+errcode_t bp_fs_open_ro_at(const struct bp_fsloc *loc, ext2_filsys *ret, struct bp_err *err);
+
+/*
  * Open device read-only (flags above). Errors: BP_ET_NOT_EXT (not ext2/3/4
  * or a damaged superblock), BP_ET_UNSUPPORTED (features this libext2fs
  * cannot read), or the library's code; err says which device and why.

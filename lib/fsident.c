@@ -12,13 +12,30 @@
 #include "bp_et.h"
 #include "fsident.h"
 
-errcode_t bp_fs_open_ro(const char *device, ext2_filsys *ret, struct bp_err *err)
+const char *bp_fsloc_io_options(const struct bp_fsloc *loc, char *buf, size_t len)
 {
+	if (!loc->offset)
+		return NULL;
+	snprintf(buf, len, "offset=%llu", (unsigned long long)loc->offset);
+	return buf;
+}
+
+errcode_t bp_fs_open_ro_at(const struct bp_fsloc *loc, ext2_filsys *ret, struct bp_err *err)
+{
+	char opt[64];
 	errcode_t rc;
 
 	*ret = NULL;
-	rc = ext2fs_open2(device, NULL, BP_FS_OPEN_RO_FLAGS, 0, 0, unix_io_manager, ret);
-	return rc ? bp_fs_open_error(device, rc, err) : 0;
+	rc = ext2fs_open2(loc->path, bp_fsloc_io_options(loc, opt, sizeof(opt)),
+			  BP_FS_OPEN_RO_FLAGS, 0, 0, unix_io_manager, ret);
+	return rc ? bp_fs_open_error(loc->path, rc, err) : 0;
+}
+
+errcode_t bp_fs_open_ro(const char *device, ext2_filsys *ret, struct bp_err *err)
+{
+	struct bp_fsloc loc = { device, 0 };
+
+	return bp_fs_open_ro_at(&loc, ret, err);
 }
 
 errcode_t bp_fs_open_error(const char *device, errcode_t rc, struct bp_err *err)

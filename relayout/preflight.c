@@ -41,16 +41,19 @@ errcode_t rl_check_mount(const char *device, struct bp_err *err)
 	return 0;
 }
 
-errcode_t rl_open(const char *device, io_manager io, int rw, ext2_filsys *ret,
-		  struct bp_err *err)
+errcode_t rl_open(const char *device, uint64_t offset, io_manager io, int rw,
+		  ext2_filsys *ret, struct bp_err *err)
 {
+	struct bp_fsloc loc = { device, offset };
 	int flags = EXT2_FLAG_64BITS;
+	char opt[64];
 	errcode_t rc;
 
 	if (rw)
 		flags |= EXT2_FLAG_RW | EXT2_FLAG_EXCLUSIVE;
 	/* Relayout writes: its own flags (no SKIP_MMP, checksums checked; fsident.h). */
-	rc = ext2fs_open2(device, NULL, flags, 0, 0, io ? io : unix_io_manager, ret);
+	rc = ext2fs_open2(device, bp_fsloc_io_options(&loc, opt, sizeof(opt)), flags, 0, 0,
+			  io ? io : unix_io_manager, ret);
 	if (rc)
 		return bp_fs_open_error(device, rc, err);
 	(*ret)->flags |= EXT2_FLAG_MASTER_SB_ONLY;

@@ -65,7 +65,7 @@ static errcode_t open_and_plan(const struct bp_relayout_opts *o, io_manager io, 
 	uint64_t moved;
 	errcode_t rc;
 
-	rc = rl_open(o->device, io, rw, &fs, err);
+	rc = rl_open(o->device, o->offset, io, rw, &fs, err);
 	if (rc)
 		return rc;
 	rc = rl_check_fs(fs, o->device, o->force, err);
@@ -277,10 +277,11 @@ static errcode_t loop_attached_during_run(const struct bp_devlock *lk, struct bp
 static errcode_t measure(const struct bp_relayout_opts *o, struct bp_relayout_report *rep,
 			 struct bp_err *err)
 {
+	struct bp_fsloc loc = { o->device, o->offset };
 	struct bp_verify_report v;
 	errcode_t rc;
 
-	rc = bp_verify_run(o->device, o->trace, o->whole_files, &v, err);
+	rc = bp_verify_run_at(&loc, o->trace, o->whole_files, 0, &v, err);
 	if (rc)
 		return rc;
 	rep->discontig_after = v.discontiguities;

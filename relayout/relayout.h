@@ -15,6 +15,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "bperr.h"
+#include "fsident.h"
 #include "progress.h"
 #include "tracefile.h"
 
@@ -28,6 +29,7 @@ enum {
 
 struct bp_relayout_opts {
 	const char *device;		/* resolved path */
+	uint64_t offset;		/* bytes into device where the filesystem starts (fsident.h) */
 	const struct bp_trace *trace;	/* include/tracefile.h */
 	io_manager io;			/* NULL = unix_io_manager; tests pass a fault injector */
 	const char *undo_file;		/* NULL = no undo */
@@ -136,10 +138,20 @@ struct bp_verify_report {
 	uint64_t in_order_blocks;	/* blocks that directly follow their predecessor */
 	uint64_t first_block, last_block;	/* span of the stream */
 	uint64_t largest_run;		/* blocks */
+	uint64_t chunks;		/* distinct chunks of chunk_bytes touched (0: not asked) */
 };
 
 /* whole_files: measure whole boot files, as relayout --whole-files lays them out. */
 errcode_t bp_verify_run(const char *device, const struct bp_trace *trace, int whole_files,
 			struct bp_verify_report *rep, struct bp_err *err);
+/*
+ * The same for a filesystem at an offset in an image (fsident.h); with
+ * chunk_bytes (0: not asked), also how many distinct chunks of that size,
+ * counted from the start of loc->path (a cloud disk's snapshot chunks), the
+ * boot stream touches.
+ */
+errcode_t bp_verify_run_at(const struct bp_fsloc *loc, const struct bp_trace *trace,
+			   int whole_files, uint64_t chunk_bytes, struct bp_verify_report *rep,
+			   struct bp_err *err);
 
 #endif /* BP_RELAYOUT_H */

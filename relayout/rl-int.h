@@ -102,8 +102,8 @@ errcode_t rl_check_mount(const char *device, struct bp_err *err);
 errcode_t rl_check_fs(ext2_filsys fs, const char *device, int force, struct bp_err *err);
 errcode_t rl_check_trace(ext2_filsys fs, const struct bp_trace *t, const char *device,
 			 struct bp_err *err);
-errcode_t rl_open(const char *device, io_manager io, int rw, ext2_filsys *ret,
-		  struct bp_err *err);
+errcode_t rl_open(const char *device, uint64_t offset, io_manager io, int rw,
+		  ext2_filsys *ret, struct bp_err *err);
 
 /* owner.c: one walk of every in-use inode, refusing any contradiction */
 struct rl_owners {

@@ -8,6 +8,8 @@
  * 0 discontiguities = one sequential read. Those whose gap is fixed group
  * metadata only (a region spanning groups steps over it) are counted apart.
  */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <ext2fs/ext2fs.h>
@@ -22,7 +24,41 @@ struct vctx {
 	struct bp_contig contig;	/* in blocks: block size 1 */
 	blk64_t cur_run;
 	int any;
+	/* chunks: the chunk index of each block run, from the start of the image */
+	uint64_t chunk_blocks, first_chunk;	/* chunk size in blocks; blocks before the fs */
+	uint64_t *chunk, nchunk, chunk_alloc;
+	int nomem;
 };
+
+static void add_chunks(struct vctx *c, blk64_t start, blk64_t len)
+{
+	uint64_t a = (c->first_chunk + start) / c->chunk_blocks;
+	uint64_t b = (c->first_chunk + start + len - 1) / c->chunk_blocks;
+
+	for (; a <= b && !c->nomem; a++) {
+		if (c->nchunk && c->chunk[c->nchunk - 1] == a)
+			continue;
+		if (c->nchunk == c->chunk_alloc) {
+			uint64_t n = c->chunk_alloc ? c->chunk_alloc * 2 : 256;
+			uint64_t *v = realloc(c->chunk, n * sizeof(*v));
+
+			if (!v) {
+				c->nomem = 1;
+				return;
+			}
+			c->chunk = v;
+			c->chunk_alloc = n;
+		}
+		c->chunk[c->nchunk++] = a;
+	}
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
 
 static void run_cb(void *ctx, blk64_t start, blk64_t len)
 {
@@ -48,6 +84,8 @@ static void run_cb(void *ctx, blk64_t start, blk64_t len)
 		r->last_block = start + len - 1;
 	r->blocks += len;
 	c->any = 1;
+	if (c->chunk_blocks)
+		add_chunks(c, start, len);
 }
 
 static errcode_t on_read_error(io_channel ch, unsigned long block, int count _unused_,
@@ -87,6 +125,16 @@ errcode_t rl_readwatch_check(ext2_filsys fs, const struct rl_readwatch *w, const
 errcode_t bp_verify_run(const char *device, const struct bp_trace *trace, int whole_files,
 			struct bp_verify_report *rep, struct bp_err *err)
 {
+	struct bp_fsloc loc = { device, 0 };
+
+	return bp_verify_run_at(&loc, trace, whole_files, 0, rep, err);
+}
+
+errcode_t bp_verify_run_at(const struct bp_fsloc *loc, const struct bp_trace *trace,
+			   int whole_files, uint64_t chunk_bytes, struct bp_verify_report *rep,
+			   struct bp_err *err)
+{
+	const char *device = loc->path;
 	struct rl_stream s;
 	struct vctx c = { .r = rep };
 	struct rl_readwatch w;
@@ -96,10 +144,15 @@ errcode_t bp_verify_run(const char *device, const struct bp_trace *trace, int wh
 	errcode_t rc;
 
 	memset(rep, 0, sizeof(*rep));
-	rc = bp_fs_open_ro(device, &fs, err);
+	rc = bp_fs_open_ro_at(loc, &fs, err);
 	if (rc)
 		return rc;
 	rep->block_size = fs->blocksize;
+	if (chunk_bytes >= fs->blocksize && chunk_bytes % fs->blocksize == 0 &&
+	    loc->offset % fs->blocksize == 0) {
+		c.chunk_blocks = chunk_bytes / fs->blocksize;
+		c.first_chunk = loc->offset / fs->blocksize;
+	}
 	rl_readwatch_start(fs, &w);
 	rc = rl_check_trace(fs, trace, device, err);
 	if (!rc)
@@ -116,6 +169,21 @@ errcode_t bp_verify_run(const char *device, const struct bp_trace *trace, int wh
 	}
 	bp_contig_init(&c.contig, 1);
 	rl_stream_walk(&s, 0, run_cb, &c);
+	if (c.nomem) {
+		free(c.chunk);
+		rl_stream_free(&s);
+		ext2fs_free(fs);
+		return bp_err_set(err, ENOMEM, "%s: out of memory counting chunks", device);
+	}
+	if (c.nchunk) {
+		uint64_t i2, n = 1;
+
+		qsort(c.chunk, c.nchunk, sizeof(*c.chunk), u64_cmp);
+		for (i2 = 1; i2 < c.nchunk; i2++)
+			n += c.chunk[i2] != c.chunk[i2 - 1];
+		rep->chunks = n;
+	}
+	free(c.chunk);
 	rep->runs = bp_contig_runs(&c.contig);
 	rep->discontiguities = c.contig.discontig;
 	/* Those over fixed group metadata only: a region spanning groups has them. */

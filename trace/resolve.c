@@ -297,6 +297,16 @@ static int64_t inode_mtime(const struct ext2_inode_large *in, int large)
 errcode_t bp_resolve(const struct bp_collected *col, const char *devpath, int64_t written_after,
 		     struct bp_trace *t, struct bp_resolve_stats *st, struct bp_err *err)
 {
+	struct bp_fsloc loc = { devpath, 0 };
+
+	return bp_resolve_at(col, &loc, written_after, t, st, err);
+}
+
+errcode_t bp_resolve_at(const struct bp_collected *col, const struct bp_fsloc *loc,
+			int64_t written_after, struct bp_trace *t, struct bp_resolve_stats *st,
+			struct bp_err *err)
+{
+	const char *devpath = loc->path;
 	struct ext2_inode_large *inode = NULL;
 	struct namer nm = { 0 };
 	struct extlist el = { 0 };
@@ -308,7 +318,7 @@ errcode_t bp_resolve(const struct bp_collected *col, const char *devpath, int64_
 	uint64_t bs;
 
 	memset(st, 0, sizeof(*st));
-	rc = bp_fs_open_ro(devpath, &fs, err);
+	rc = bp_fs_open_ro_at(loc, &fs, err);
 	if (rc)
 		return rc;
 	bp_uuid_str(fs->super->s_uuid, t->hdr.uuid);

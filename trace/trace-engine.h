@@ -99,6 +99,11 @@ struct bp_resolve_stats {
  */
 errcode_t bp_resolve(const struct bp_collected *col, const char *devpath, int64_t written_after,
 		     struct bp_trace *t, struct bp_resolve_stats *st, struct bp_err *err);
+/* The same for a filesystem at an offset in an image file (fsident.h). */
+struct bp_fsloc;
+errcode_t bp_resolve_at(const struct bp_collected *col, const struct bp_fsloc *loc,
+			int64_t written_after, struct bp_trace *t, struct bp_resolve_stats *st,
+			struct bp_err *err);
 
 /* --- event-format.c: an event's tracefs "format" file --------------------- */
 
