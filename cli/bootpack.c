@@ -67,6 +67,7 @@ static const struct {
 	{ BP_ET_PATH_CONFLICT, BP_EX_USAGE },
 	{ BP_ET_NOT_BUILT, BP_EX_NOTBUILT },
 	{ BP_ET_CANCELED, BP_EX_CANCELED },
+	{ BP_ET_NO_BOOT, BP_EX_NOBOOT },
 };
 
 int bp_exit_code(errcode_t code)

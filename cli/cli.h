@@ -101,6 +101,7 @@ int cmd_dump(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_image(int argc, char **argv);
 int cmd_setup(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 

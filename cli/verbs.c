@@ -15,6 +15,7 @@ const struct bp_verb bp_verbs[] = {
 	{ "bench", cmd_bench, "model and measure boot I/O before and after" },
 	{ "probe", cmd_probe, "measure a disk read-only and name the nearest disk model" },
 	{ "setup", cmd_setup, "set up the boot loop once: trace, relayout at boot, read" },
+	{ "image", cmd_image, "lay out a disk image offline: relayout, pack and reader inside" },
 	{ "status", cmd_status, "show the boot loop: next boot, pack age, hit rate, staleness" },
 	{ NULL, NULL, NULL },
 };

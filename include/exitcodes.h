@@ -15,6 +15,7 @@
 #define BP_EX_STALE	 3	/* pack or trace missing, stale or unusable */
 #define BP_EX_REFUSED	 4	/* refused: mounted, busy, not ext2/3/4, not clean, unsupported feature */
 #define BP_EX_NOTBUILT	 5	/* the verb or option is not built in this version */
+#define BP_EX_NOBOOT	 6	/* bootpack image: the image did not boot (nothing written) */
 #define BP_EX_AFTERWRITE 8	/* failed after writes to the filesystem began */
 #define BP_EX_CANCELED	32	/* interrupted by a signal */
 

@@ -114,6 +114,16 @@ errcode_t bp_setup_check(const struct bp_setup_opts *o, struct bp_setup_check *c
 errcode_t bp_setup_install(const struct bp_setup_opts *o, struct bp_setup_check *c,
 			   struct bp_err *err);
 
+/*
+ * Where setup looks for an installed unit: the i-th directory, in order
+ * (NULL past the last); and the .wants directory of /etc/systemd/system it
+ * enables name in (NULL: not one of setup's units). bootpack image enables
+ * the reader's unit inside an image the same way.
+ */
+#define BP_SETUP_READER_UNIT "bootpack-read.service"
+const char *bp_setup_unit_dir(size_t i);
+const char *bp_setup_unit_wants(const char *name);
+
 /* Remove everything bp_setup_install() wrote; the data (trace, pack, undo files) stays. */
 errcode_t bp_setup_undo(const struct bp_setup_opts *o, struct bp_err *err);
 

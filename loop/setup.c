@@ -66,6 +66,21 @@ static const char *const unit_dirs[] = {
 	"/etc/systemd/system", BP_SYSTEMDUNITDIR, "/lib/systemd/system", "/usr/lib/systemd/system",
 };
 
+const char *bp_setup_unit_dir(size_t i)
+{
+	return i < sizeof(unit_dirs) / sizeof(unit_dirs[0]) ? unit_dirs[i] : NULL;
+}
+
+const char *bp_setup_unit_wants(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(units[i].name, name))
+			return units[i].wants;
+	return NULL;
+}
+
 static void say(const struct bp_setup_opts *o, const char *fmt, ...) _printf_(2, 3);
 static void say(const struct bp_setup_opts *o, const char *fmt, ...)
 {

@@ -68,6 +68,8 @@ static errcode_t open_and_plan(const struct bp_relayout_opts *o, io_manager io, 
 	rc = rl_open(o->device, o->offset, io, rw, &fs, err);
 	if (rc)
 		return rc;
+	if (o->now)
+		fs->now = (time_t)o->now;
 	rc = rl_check_fs(fs, o->device, o->force, err);
 	if (!rc)
 		rc = rl_check_trace(fs, o->trace, o->device, err);

@@ -35,6 +35,7 @@ struct bp_relayout_opts {
 	const char *undo_file;		/* NULL = no undo */
 	int dry_run, whole_files;
 	int force;			/* accept s_lastcheck < s_mtime (only that) */
+	int64_t now;			/* time written (superblock, inodes); 0: the clock's */
 	uint64_t region_start, region_len;	/* blocks; 0 = automatic */
 	/*
 	 * Paths read before the boot starts, laid out whole at the very head

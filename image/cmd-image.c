@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cmd-image.c --- bootpack image: lay out a disk image offline (options,
+ * messages, exit codes; the engine is image/run.c)
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bp_et.h"
+#include "cli.h"
+#include "exitcodes.h"
+#include "image.h"
+#include "jsonwrt.h"
+#include "log.h"
+#include "signals.h"
+#include "strutils.h"
+
+#define MAX_TRACES 64
+
+static volatile int canceled;
+
+static void on_signal(int sig _unused_)
+{
+	canceled = 1;
+}
+
+static void usage(void)
+{
+	printf("Usage:\n"
+	       " bootpack image [options] <image>\n"
+	       "\n"
+	       "Lay out a disk image offline for every device flashed from it: find its ext2/3/4\n"
+	       "root (GPT root type, label or fstab; or a bare filesystem image), trace its boot\n"
+	       "under QEMU or take --trace files, relay the root out at its offset in the file,\n"
+	       "write the pack inside it and enable bootpack-read.service there. No loop device,\n"
+	       "no mount, no network; the same input gives the same image.\n"
+	       "\n"
+	       "Options:\n"
+	       " -t, --trace <file>      a bootpack trace of a boot of this image (repeat to merge);\n"
+	       "                         without it the image is booted under QEMU\n"
+	       "     --timeout <seconds> time limit of the QEMU boot (default %u)\n"
+	       "     --root-label <name> the root partition's filesystem or GPT label\n"
+	       "     --chunk <size>      align the region to a cloud disk's snapshot chunk (512K)\n"
+	       "     --undo <file>       the relayout's undo file (default <image>.bootpack-undo;\n"
+	       "                         the pack's and unit's writes go to <file>.install)\n"
+	       "     --no-undo           write no undo files\n"
+	       " -J, --json              one JSON object on stdout\n"
+	       BP_USAGE_COMMON("")
+	       "\n"
+	       "For more details see bootpack-image(8).\n",
+	       BP_IMAGE_TIMEOUT_DEFAULT);
+}
+
+static void print_json(const struct bp_image_opts *o, const struct bp_image_report *r)
+{
+	const struct bp_relayout_report *rl = &r->rl;
+	struct bp_json j;
+	size_t i;
+
+	bp_json_init(&j, stdout, 1);
+	bp_json_open_object(&j, NULL);
+	bp_json_string(&j, "image", o->image);
+	bp_json_open_object(&j, "root");
+	bp_json_u64(&j, "partition", r->root.partno);
+	bp_json_u64(&j, "offset", r->root.offset);
+	bp_json_u64(&j, "size", r->root.size);
+	bp_json_string(&j, "found_by", r->root.how);
+	bp_json_string(&j, "type", r->root.type);
+	bp_json_string(&j, "label", r->root.label);
+	bp_json_string(&j, "uuid", r->root.uuid);
+	bp_json_string(&j, "table", r->root.pttype);
+	bp_json_close_object(&j);
+	bp_json_string(&j, "trace_source", r->ntraces ? "files" : "boot");
+	bp_json_u64(&j, "traces", r->ntraces);
+	bp_json_open_object(&j, "boot_set");
+	bp_json_u64(&j, "files", r->trace_files);
+	bp_json_u64(&j, "blocks", r->before.blocks);
+	bp_json_u64(&j, "block_size", r->before.block_size);
+	bp_json_close_object(&j);
+	bp_json_open_object(&j, "region");
+	bp_json_u64(&j, "start_block", rl->region_start);
+	bp_json_u64(&j, "blocks", rl->region_len);
+	bp_json_u64(&j, "byte_in_image", r->root.offset + rl->region_start * rl->block_size);
+	bp_json_u64(&j, "files_moved", rl->files_moved);
+	bp_json_u64(&j, "dirs_moved", rl->dirs_moved);
+	bp_json_bool(&j, "nothing_to_do", rl->nothing_to_do);
+	bp_json_close_object(&j);
+	bp_json_open_object(&j, "discontiguities");
+	bp_json_u64(&j, "before", r->before.discontiguities);
+	bp_json_u64(&j, "after", r->after.discontiguities);
+	bp_json_close_object(&j);
+	if (o->chunk_bytes) {
+		bp_json_open_object(&j, "chunks");
+		bp_json_u64(&j, "chunk", o->chunk_bytes);
+		bp_json_u64(&j, "before", r->before.chunks);
+		bp_json_u64(&j, "after", r->after.chunks);
+		bp_json_close_object(&j);
+	}
+	bp_json_open_array(&j, "models");
+	for (i = 0; i < r->nmodels; i++) {
+		bp_json_open_object(&j, NULL);
+		bp_json_string(&j, "model", r->models[i].name);
+		bp_json_double(&j, "before_s", r->models[i].before_s);
+		bp_json_double(&j, "after_s", r->models[i].after_s);
+		bp_json_close_object(&j);
+	}
+	bp_json_close_array(&j);
+	bp_json_open_object(&j, "installed");
+	bp_json_string(&j, "pack", r->inst.pack_path);
+	bp_json_u64(&j, "pack_bytes", r->inst.pack_bytes);
+	bp_json_u64(&j, "pack_entries", r->inst.pack_entries);
+	bp_json_string(&j, "unit", r->inst.unit);
+	bp_json_string(&j, "unit_link", r->inst.unit_link);
+	bp_json_bool(&j, "trace_phase", 0);
+	bp_json_close_object(&j);
+	if (o->undo_file && !rl->nothing_to_do)
+		bp_json_string(&j, "undo", o->undo_file);
+	else
+		bp_json_null(&j, "undo");
+	if (o->undo_install)
+		bp_json_string(&j, "undo_install", o->undo_install);
+	else
+		bp_json_null(&j, "undo_install");
+	bp_json_close_object(&j);
+	bp_json_finish(&j);
+}
+
+static void print_text(const struct bp_image_opts *o, const struct bp_image_report *r)
+{
+	const struct bp_relayout_report *rl = &r->rl;
+	char sz[32];
+	size_t i;
+
+	if (r->root.partno)
+		printf("%s: root is partition %u (%s, %s table, found by %s) at byte %llu\n",
+		       o->image, r->root.partno, r->root.type, r->root.pttype, r->root.how,
+		       (unsigned long long)r->root.offset);
+	else
+		printf("%s: a bare %s filesystem image\n", o->image, r->root.type);
+	printf("boot set: %llu files, %s (%s)\n", (unsigned long long)r->trace_files,
+	       bp_size_human(r->before.blocks * r->before.block_size, sz, sizeof(sz)),
+	       r->ntraces ? "from the traces given" : "traced under QEMU");
+	if (rl->nothing_to_do)
+		printf("region: nothing to do, the boot set is already in one stream\n");
+	else
+		printf("region: blocks %llu-%llu of the root (byte %llu of the image), %llu files "
+		       "and %llu directories moved\n",
+		       (unsigned long long)rl->region_start,
+		       (unsigned long long)(rl->region_start + rl->region_len - 1),
+		       (unsigned long long)(r->root.offset + rl->region_start * rl->block_size),
+		       (unsigned long long)rl->files_moved, (unsigned long long)rl->dirs_moved);
+	printf("discontiguities: %llu before, %llu after\n",
+	       (unsigned long long)r->before.discontiguities,
+	       (unsigned long long)r->after.discontiguities);
+	if (o->chunk_bytes)
+		printf("chunks of %s touched: %llu before, %llu after\n",
+		       bp_size_human(o->chunk_bytes, sz, sizeof(sz)),
+		       (unsigned long long)r->before.chunks, (unsigned long long)r->after.chunks);
+	for (i = 0; i < r->nmodels; i++)
+		printf("  %-16s %8.3f s -> %8.3f s\n", r->models[i].name, r->models[i].before_s,
+		       r->models[i].after_s);
+	printf("pack: %s inside the image, %llu entries, %s\n", r->inst.pack_path,
+	       (unsigned long long)r->inst.pack_entries,
+	       bp_size_human(r->inst.pack_bytes, sz, sizeof(sz)));
+	printf("enabled: %s -> %s (no traced boot scheduled)\n", r->inst.unit_link, r->inst.unit);
+	if (o->undo_file && !rl->nothing_to_do)
+		printf("undo: e2undo %s %s, after e2undo %s %s\n", o->undo_file, o->image,
+		       o->undo_install, o->image);
+	else if (o->undo_install)
+		printf("undo: e2undo %s %s\n", o->undo_install, o->image);
+}
+
+static int exit_for(errcode_t rc, const struct bp_image_report *r)
+{
+	if (r->writes_began)
+		return rc == BP_ET_CANCELED ? BP_EX_CANCELED : BP_EX_AFTERWRITE;
+	if (rc == BP_ET_NO_BOOT)
+		return BP_EX_NOBOOT;
+	if (rc == BP_ET_TRACE_CORRUPT)
+		return BP_EX_STALE;
+	if (rc == ENOENT)
+		return BP_EX_REFUSED;
+	return bp_exit_code(rc);
+}
+
+int cmd_image(int argc, char **argv)
+{
+	enum { OPT_TIMEOUT = 256, OPT_ROOT_LABEL, OPT_CHUNK, OPT_UNDO, OPT_NO_UNDO };
+	static const struct option longopts[] = {
+		{ "trace", required_argument, NULL, 't' },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "root-label", required_argument, NULL, OPT_ROOT_LABEL },
+		{ "chunk", required_argument, NULL, OPT_CHUNK },
+		{ "undo", required_argument, NULL, OPT_UNDO },
+		{ "no-undo", no_argument, NULL, OPT_NO_UNDO },
+		{ "json", no_argument, NULL, 'J' },
+		{ "help", no_argument, NULL, 'h' },
+		BP_COMMON_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bp_image_opts o = { .timeout_s = BP_IMAGE_TIMEOUT_DEFAULT, .cancel = &canceled };
+	struct bp_image_report rep;
+	struct bp_err err = { 0 };
+	char *traces[MAX_TRACES];
+	char undo[4096], undo_install[4200], workdir[] = "/tmp/bootpack-image-XXXXXX";
+	const char *undo_arg = NULL, *sde;
+	int c, json = 0, no_undo = 0, ret;
+	uint64_t v;
+	errcode_t rc;
+
+	while ((c = getopt_long(argc, argv, "t:Jh" BP_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if (o.ntraces == MAX_TRACES) {
+				bp_log_error("image: at most %d traces", MAX_TRACES);
+				return bp_errtryhelp("image");
+			}
+			traces[o.ntraces++] = optarg;
+			break;
+		case OPT_TIMEOUT:
+			if (bp_parse_u64(optarg, &v) || !v || v > 86400) {
+				bp_log_error("image: --timeout '%s': expected seconds, 1 to 86400",
+					     optarg);
+				return bp_errtryhelp("image");
+			}
+			o.timeout_s = (unsigned int)v;
+			break;
+		case OPT_ROOT_LABEL:
+			o.root_label = optarg;
+			break;
+		case OPT_CHUNK:
+			if (bp_parse_size(optarg, &v) || v < 4096 || (v & (v - 1))) {
+				bp_log_error("image: --chunk '%s': expected a power of two of at least "
+					     "4K, e.g. 512K", optarg);
+				return bp_errtryhelp("image");
+			}
+			o.chunk_bytes = v;
+			break;
+		case OPT_UNDO:
+			undo_arg = optarg;
+			break;
+		case OPT_NO_UNDO:
+			no_undo = 1;
+			break;
+		case 'J':
+			json = 1;
+			break;
+		BP_CLI_COMMON_CASES(c, usage, "image");
+		}
+	}
+	if (optind != argc - 1) {
+		bp_log_error("image: exactly one image expected");
+		return bp_errtryhelp("image");
+	}
+	if (no_undo && undo_arg) {
+		bp_log_error("image: --undo and --no-undo exclude each other");
+		return bp_errtryhelp("image");
+	}
+	o.image = argv[optind];
+	o.traces = traces;
+	if (!no_undo) {
+		snprintf(undo, sizeof(undo), "%s", undo_arg ? undo_arg : o.image);
+		if (!undo_arg)
+			snprintf(undo, sizeof(undo), "%s.bootpack-undo", o.image);
+		snprintf(undo_install, sizeof(undo_install), "%s.install", undo);
+		o.undo_file = undo;
+		o.undo_install = undo_install;
+	}
+	sde = getenv("SOURCE_DATE_EPOCH");
+	if (sde && *sde) {
+		if (bp_parse_u64(sde, &v) || !v || v > INT32_MAX) {
+			bp_log_error("image: SOURCE_DATE_EPOCH '%s': expected seconds since 1970",
+				     sde);
+			return BP_EX_USAGE;
+		}
+		o.created = (int64_t)v;
+	}
+	if (!o.ntraces) {
+		if (!mkdtemp(workdir)) {
+			bp_log_error("image: %s: cannot create: %s", workdir, strerror(errno));
+			return BP_EX_FAILURE;
+		}
+		o.workdir = workdir;
+	}
+	bp_signals_catch(on_signal);
+	rc = bp_image_run(&o, &rep, &err);
+	bp_signals_default();
+	if (o.workdir) {
+		char p[4300];
+
+		snprintf(p, sizeof(p), "%s/boot-trace.txt", workdir);
+		unlink(p);
+		snprintf(p, sizeof(p), "%s/boot-trace.txt.env", workdir);
+		unlink(p);
+		rmdir(workdir);
+	}
+	if (rc) {
+		bp_log_error("image: %s", bp_err_str(&err));
+		ret = exit_for(rc, &rep);
+		if (ret == BP_EX_AFTERWRITE && o.undo_file)
+			bp_log_error("image: %s was modified; 'e2undo %s %s' restores it (after "
+				     "'e2undo %s %s' if that file exists)",
+				     o.image, o.undo_file, o.image, o.undo_install, o.image);
+		bp_image_report_free(&rep);
+		return ret;
+	}
+	if (json)
+		print_json(&o, &rep);
+	else if (bp_log_level() >= BP_LOG_INFO)
+		print_text(&o, &rep);
+	bp_image_report_free(&rep);
+	return BP_EX_OK;
+}

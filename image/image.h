@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * image.h --- the engine of bootpack image: lay out a disk image offline
+ *
+ * A disk image (raw, GPT or MBR) or a bare ext2/3/4 image: find its root
+ * filesystem, get a trace of its boot (traces given, or the QEMU boot
+ * driver), relay the root out at its offset in the file (no loop device),
+ * write the pack inside it and enable the reader's unit there, all through
+ * libext2fs. Library-like: returns errcode_t with err filled, never prints.
+ */
+#ifndef BP_IMAGE_H
+#define BP_IMAGE_H
+
+#include <stdint.h>
+
+#include <ext2fs/ext2fs.h>
+
+#include "bperr.h"
+#include "fsident.h"
+#include "relayout.h"
+#include "tracefile.h"
+
+/* ---- find.c: the root filesystem inside an image ---------------------------- */
+
+struct bp_image_root {
+	uint64_t offset, size;	/* bytes into the image file */
+	unsigned int partno;	/* 1-based; 0: the image is a bare filesystem */
+	const char *how;	/* "bare", "gpt-root-type", "label", "fstab", "only-ext" */
+	char type[16];		/* ext2, ext3, ext4 */
+	char label[64];
+	char uuid[40];
+	char pttype[8];		/* "gpt", "dos" or "" */
+	unsigned int nparts;	/* partitions in the table */
+};
+
+/*
+ * Find the root: a bare ext2/3/4 image is its own root; else, among the
+ * ext2/3/4 partitions of the table (libblkid), the one whose GPT type is the
+ * root type of this architecture, else the one labelled label (filesystem
+ * or GPT partition name; NULL: "root", "rootfs" or "cloudimg-rootfs"),
+ * else the one whose /etc/fstab mounts it on "/", else the only one.
+ * BP_ET_NO_FS (no table, no ext filesystem) or BP_ET_AMBIVALENT (several
+ * candidates and nothing tells them apart), err naming what was found.
+ */
+errcode_t bp_image_find_root(const char *image, const char *label, struct bp_image_root *r,
+			     struct bp_err *err);
+
+/* ---- inuse.c: is the image in use ------------------------------------------- */
+
+/*
+ * BP_ET_BUSY when a loop device is backed by the image or the image is a
+ * mount's source (/proc/self/mountinfo); err names the device and the fix.
+ */
+errcode_t bp_image_check_unused(const char *image, struct bp_err *err);
+
+/* ---- boot.c: the QEMU boot driver and its trace --------------------------- */
+
+struct bp_image_boot_opts {
+	const char *image;
+	uint64_t offset;	/* of the root filesystem */
+	const char *driver;	/* program; NULL: $BOOTPACK_IMAGE_BOOT or the installed one */
+	const char *workdir;	/* where the driver's text trace goes */
+	unsigned int timeout_s;
+};
+
+/* The driver's default path (libexecdir/bootpack/image-boot). */
+const char *bp_image_boot_default_driver(void);
+
+/*
+ * Run the driver and import its trace against the root at offset.
+ * BP_ET_NO_BOOT when the driver says the image did not boot (its exit
+ * status 3; its message is on stderr already), BP_ET_TRACE_CORRUPT when
+ * its output cannot be read; *ret: the trace, resolved on the image.
+ */
+errcode_t bp_image_boot_trace(const struct bp_image_boot_opts *o, int64_t created,
+			      struct bp_trace **ret, struct bp_err *err);
+
+/* ---- fswrite.c: files written into an unmounted filesystem ---------------- */
+
+/* mkdir -p of an absolute path, mode 0755, owner root. */
+errcode_t bp_fsw_mkdirs(ext2_filsys fs, const char *path, struct bp_err *err);
+/* Create or replace the regular file path with buf (mode, owner root). */
+errcode_t bp_fsw_write_file(ext2_filsys fs, const char *path, const void *buf, size_t len,
+			    unsigned int mode, struct bp_err *err);
+/* Create or replace the symbolic link path -> target. */
+errcode_t bp_fsw_symlink(ext2_filsys fs, const char *path, const char *target,
+			 struct bp_err *err);
+/* 1 if path exists (following symlinks inside the filesystem). */
+int bp_fsw_exists(ext2_filsys fs, const char *path);
+
+/* ---- install.c: the reader's start inside the image ----------------------- */
+
+struct bp_image_install {
+	char pack_path[4096];	/* inside the image */
+	uint64_t pack_bytes, pack_entries;
+	char unit[256];		/* the enabled unit's path, or "" */
+	char unit_link[512];	/* its .wants link */
+};
+
+/*
+ * On the filesystem at loc (unmounted, relaid out): build the pack for t
+ * and write it at BP_PACK_DEFAULT_PATH inside, enable bootpack-read.service
+ * (a .wants link, as bootpack setup does, to the unit the image has
+ * installed). No loop state is written: no traced boot is scheduled.
+ * undo_file: libext2fs undo file of these writes (NULL: none). created:
+ * the pack's time. Needs bootpack installed in the image (the unit).
+ */
+/* ENOENT (err: install bootpack in the image) when the image has no reader unit. */
+errcode_t bp_image_check_installed(const struct bp_fsloc *loc, struct bp_err *err);
+
+errcode_t bp_image_install(const struct bp_fsloc *loc, const struct bp_trace *t,
+			   const char *undo_file, int64_t created, const uint64_t *moved_from,
+			   size_t nmoved_from, struct bp_image_install *out, struct bp_err *err);
+
+/* ---- run.c: the whole of bootpack image ------------------------------------ */
+
+#define BP_IMAGE_MODELS_MAX 32
+#define BP_IMAGE_TIMEOUT_DEFAULT 300	/* seconds for the boot driver */
+
+struct bp_image_opts {
+	const char *image;
+	const char *root_label;		/* NULL: the defaults of bp_image_find_root() */
+	char *const *traces;		/* bootpack traces to merge; none: boot the image */
+	size_t ntraces;
+	const char *driver;		/* NULL: $BOOTPACK_IMAGE_BOOT or the installed one */
+	const char *workdir;		/* the driver's output (a temporary directory) */
+	unsigned int timeout_s;
+	const char *undo_file;		/* the relayout's undo file; NULL: none */
+	const char *undo_install;	/* the pack and unit writes' undo file; NULL: none */
+	uint64_t chunk_bytes;		/* align the region to it; 0: no alignment */
+	int64_t created;		/* time written into the image (pack, inodes, superblock);
+					   0: the root filesystem's last write time (reproducible) */
+	const volatile int *cancel;
+};
+
+struct bp_image_model {
+	const char *name;
+	double before_s, after_s;
+};
+
+struct bp_image_report {
+	struct bp_image_root root;
+	size_t ntraces;			/* merged; 0: the driver's boot */
+	uint64_t trace_files;
+	struct bp_verify_report before, after;
+	struct bp_relayout_report rl;
+	struct bp_image_install inst;
+	struct bp_image_model models[BP_IMAGE_MODELS_MAX];
+	size_t nmodels;
+	int writes_began;		/* the image was modified */
+	int installed;			/* the pack and unit are written */
+};
+
+/*
+ * Find the root, refuse an image in use or without bootpack installed, get
+ * the trace, measure, relay out (relayout engine, undo file, crash-safe),
+ * write the pack and the unit, measure again. Nothing is written before
+ * the relayout's own preflight passed; rep->writes_began says whether
+ * anything was. BP_ET_NO_FS / _AMBIVALENT / _BUSY / _NO_BOOT /
+ * _TRACE_CORRUPT / _TRACE_MISMATCH, or the relayout's errors.
+ */
+errcode_t bp_image_run(const struct bp_image_opts *o, struct bp_image_report *rep,
+		       struct bp_err *err);
+void bp_image_report_free(struct bp_image_report *rep);
+
+#endif /* BP_IMAGE_H */
