@@ -310,7 +310,7 @@ int cmd_image(int argc, char **argv)
 	}
 	if (json)
 		print_json(&o, &rep);
-	else if (bp_log_level() >= BP_LOG_INFO)
+	else if (bp_log_level() > BP_LOG_ERR)
 		print_text(&o, &rep);
 	bp_image_report_free(&rep);
 	return BP_EX_OK;

@@ -263,7 +263,12 @@ errcode_t bp_image_find_root(const char *image, const char *label, struct bp_ima
 	}
 	if (n > MAX_PARTS)
 		n = MAX_PARTS;
-	copy_value(pr, "PTTYPE", r->pttype, sizeof(r->pttype));
+	{
+		blkid_parttable tab = blkid_partlist_get_table(ls);
+		const char *pt = tab ? blkid_parttable_get_type(tab) : NULL;
+
+		snprintf(r->pttype, sizeof(r->pttype), "%s", pt ? pt : "");
+	}
 	r->nparts = (unsigned int)n;
 	ext = calloc((size_t)n, sizeof(*ext));
 	if (!ext) {
