@@ -94,7 +94,7 @@ struct bp_image_install {
 	char pack_path[4096];	/* inside the image */
 	uint64_t pack_bytes, pack_entries;
 	char unit[256];		/* the enabled unit's path, or "" */
-	char unit_link[512];	/* its .wants link */
+	char unit_link[4200];	/* its .wants link */
 };
 
 /*

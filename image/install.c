@@ -152,6 +152,16 @@ errcode_t bp_image_install(const struct bp_fsloc *loc, const struct bp_trace *t,
 	out->pack_bytes = len;
 	out->pack_entries = rep.nentries;
 out:
+	/*
+	 * The library writes a changed superblock in pieces (write_byte) when
+	 * it kept the original; libext2fs's undo manager files such a write
+	 * under its byte offset in the image plus the filesystem's offset
+	 * again, and e2undo -o would then put the old superblock at the wrong
+	 * place. Without the original, it writes the whole superblock as a
+	 * block, which the undo file records where it is (relayout does the
+	 * same, barrier.c).
+	 */
+	ext2fs_free_mem(&fs->orig_super);
 	/* Written or not, the bitmaps and counters are brought in line on close. */
 	rc2 = ext2fs_close_free(&fs);
 	if (!rc && rc2)
