@@ -168,8 +168,8 @@ static void print_text(const struct bp_image_opts *o, const struct bp_image_repo
 	       bp_size_human(r->inst.pack_bytes, sz, sizeof(sz)));
 	printf("enabled: %s -> %s (no traced boot scheduled)\n", r->inst.unit_link, r->inst.unit);
 	if (o->undo_file && !rl->nothing_to_do)
-		printf("undo: e2undo %s %s, after e2undo %s %s\n", o->undo_file, o->image,
-		       o->undo_install, o->image);
+		printf("undo: e2undo %s %s, then e2undo %s %s\n", o->undo_install, o->image,
+		       o->undo_file, o->image);
 	else if (o->undo_install)
 		printf("undo: e2undo %s %s\n", o->undo_install, o->image);
 }
