@@ -8,12 +8,19 @@ IMG_ESP_TYPE=C12A7328-F81F-11D2-BA4B-00A0C93EC93B
 IMG_ROOT_TYPE=4F68BCE3-E8CD-4DB1-96E7-FBCAF984B709
 IMG_LINUX_TYPE=0FC63DAF-8483-4772-8E79-3D69C8477DE4
 
-# img_root OUT: an aged ext4 fixture with bootpack's reader unit installed
-# (what the bootpack package puts there), and the trace of its boot set in
-# OUT.trace (tests/mktrace.sh, on the bare filesystem: same UUID).
+# img_root OUT [FSTAB]: an aged ext4 fixture with bootpack's reader unit
+# installed (what the bootpack package puts there), /etc/fstab replaced by
+# the file FSTAB if given, and the trace of its boot set in OUT.trace
+# (tests/mktrace.sh, on the bare filesystem: same UUID).
 img_root() {
 	local root
 	root=$(bp_fixture --aged ext4)
+	if [ -n "${2:-}" ]; then
+		debugfs -w -f - "$root" >/dev/null 2>&1 <<-EOC
+			rm /etc/fstab
+			write $2 /etc/fstab
+		EOC
+	fi
 	printf '[Unit]\nDescription=test copy of bootpack-read.service\n' >"$BP_TMPDIR/unit"
 	debugfs -w -f - "$root" >/dev/null 2>&1 <<-EOC
 		mkdir /usr/lib/systemd/system
@@ -25,20 +32,23 @@ img_root() {
 	mv "$root" "$1"
 }
 
-# img_gpt OUT ROOTFS [ROOTTYPE]: a disk image with a GPT: partition 1 an
-# empty 8 MiB ESP, partition 2 ROOTFS (type ROOTTYPE, default the x86-64
-# root), 1 MiB aligned. Prints the root partition's byte offset.
+# img_gpt OUT ROOTFS [ROOTTYPE [FIRST [FIRSTTYPE [LABEL]]]]: a disk image
+# with a partition table (LABEL: gpt, the default, or dos): partition 1
+# 8 MiB, the file FIRST in it if given (else empty), of type FIRSTTYPE
+# (default an ESP); partition 2 ROOTFS, of type ROOTTYPE (default the x86-64
+# root); 1 MiB aligned. Prints the root partition's byte offset.
 img_gpt() {
-	local out=$1 rootfs=$2 type=${3:-$IMG_ROOT_TYPE} size mib
+	local out=$1 rootfs=$2 type=${3:-$IMG_ROOT_TYPE} first=${4:-} ftype=${5:-$IMG_ESP_TYPE}
+	local label=${6:-gpt} size mib
 	size=$(stat -c %s "$rootfs")
 	mib=$(((size + 1048575) / 1048576))
 	truncate -s $(((1 + 8 + mib + 1) * 1048576)) "$out"
 	sfdisk -q "$out" >/dev/null <<-EOS || bp_fail "sfdisk $out"
-		label: gpt
-		first-lba: 2048
-		start=2048, size=16384, type=$IMG_ESP_TYPE, name=esp
-		start=18432, size=$((mib * 2048)), type=$type, name=rootpart
+		label: $label
+		start=2048, size=16384, type=$ftype
+		start=18432, size=$((mib * 2048)), type=$type
 	EOS
+	[ -z "$first" ] || dd if="$first" of="$out" bs=1M seek=1 conv=notrunc,sparse status=none
 	dd if="$rootfs" of="$out" bs=1M seek=9 conv=notrunc,sparse status=none
 	echo $((9 * 1048576))
 }
@@ -46,6 +56,6 @@ img_gpt() {
 # img_part IMG OFFSET SIZE OUT: the partition copied out (e2fsck and
 # debugfs take no offset).
 img_part() {
-	dd if="$1" of="$4" bs=1M skip=$(($2 / 1048576)) count=$(($3 / 1048576)) conv=sparse \
+	dd if="$1" of="$4" bs=1M iflag=skip_bytes,count_bytes skip="$2" count="$3" conv=sparse \
 		status=none
 }
