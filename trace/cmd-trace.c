@@ -18,7 +18,7 @@ static void usage(void)
 	printf("Usage:\n"
 	       " bootpack trace -o <file> [--device <dev>] -- <command> [<args>...]\n"
 	       " bootpack trace --from-boot -o <file> --device <dev>\n"
-	       " bootpack trace --import <text> -o <file> --device <dev> [--dev <maj:min>]\n"
+	       " bootpack trace --import <text> -o <file> --device <dev> [--dev <maj:min>] [--offset <bytes>]\n"
 	       " bootpack trace --from-kernel[=<record>] -o <file> --device <dev> [--dev <maj:min>]\n"
 	       " bootpack trace --merge <trace>... -o <file> [--device <dev>]\n"
 	       " bootpack trace --setup [--install [--unit-dir <dir>]] [--device <dev>]\n"
@@ -35,6 +35,8 @@ static void usage(void)
 	       "     --from-kernel[=<rec>] read the record of the kernel/ patch\n"
 	       "                           (bootpack.record=1), live or saved to a file\n"
 	       "     --dev <maj:min>       the traced block device in an imported trace or record\n"
+	       "     --offset <bytes>      with --import: the filesystem starts this far into the\n"
+	       "                           --device image (a partition's offset)\n"
 	       "     --merge               merge the traces given as arguments\n"
 	       "     --setup               print the kernel arguments and systemd units for a\n"
 	       "                           boot trace\n"
@@ -74,6 +76,7 @@ int cmd_trace(int argc, char **argv)
 		OPT_BUFFER,
 		OPT_SAVE_TEXT,
 		OPT_FROM_KERNEL,
+		OPT_OFFSET,
 	};
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -88,6 +91,7 @@ int cmd_trace(int argc, char **argv)
 		{ "buffer-size", required_argument, NULL, OPT_BUFFER },
 		{ "save-text", required_argument, NULL, OPT_SAVE_TEXT },
 		{ "from-kernel", optional_argument, NULL, OPT_FROM_KERNEL },
+		{ "offset", required_argument, NULL, OPT_OFFSET },
 		{ "help", no_argument, NULL, 'h' },
 		BP_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
@@ -147,6 +151,14 @@ int cmd_trace(int argc, char **argv)
 		case OPT_SAVE_TEXT:
 			o.save_text = optarg;
 			break;
+		case OPT_OFFSET:
+			if (bp_parse_u64(optarg, &v) < 0 || v % 512) {
+				bp_log_error("trace: --offset '%s': expected bytes, a multiple of 512",
+					     optarg);
+				return bp_errtryhelp("trace");
+			}
+			o.offset = v;
+			break;
 		BP_CLI_COMMON_CASES(c, usage, "trace");
 		}
 	}
@@ -163,6 +175,10 @@ int cmd_trace(int argc, char **argv)
 	}
 	if (o.dev && o.mode != BP_TRACE_IMPORT && o.mode != BP_TRACE_KERNEL) {
 		bp_log_error("trace: --dev goes with --import and --from-kernel");
+		return bp_errtryhelp("trace");
+	}
+	if (o.offset && o.mode != BP_TRACE_IMPORT) {
+		bp_log_error("trace: --offset goes with --import");
 		return bp_errtryhelp("trace");
 	}
 	if (o.mode == BP_TRACE_SETUP) {

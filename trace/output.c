@@ -16,6 +16,7 @@
 
 #include "bp_et.h"
 #include "cli.h"
+#include "fsident.h"
 #include "log.h"
 #include "outfile.h"
 #include "strutils.h"
@@ -119,6 +120,7 @@ void bp_trace_summary(const struct bp_trace *t, const char *out,
 int bp_trace_finish(struct bp_collect *c, uint32_t kdev, const char *devpath,
 		    int64_t written_after, const char *source, const struct bp_trace_opts *o)
 {
+	struct bp_fsloc loc = { devpath, o->offset };
 	struct bp_resolve_stats st;
 	struct bp_collected col;
 	struct bp_err err = { 0 };
@@ -140,7 +142,7 @@ int bp_trace_finish(struct bp_collect *c, uint32_t kdev, const char *devpath,
 		bp_log_error("out of memory");
 		return BP_EX_FAILURE;
 	}
-	if (bp_resolve(&col, devpath, written_after, t, &st, &err)) {
+	if (bp_resolve_at(&col, &loc, written_after, t, &st, &err)) {
 		ret = bp_fail(&err);
 		goto out;
 	}

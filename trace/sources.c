@@ -85,9 +85,17 @@ static int open_saved(const struct bp_trace_opts *o, uint32_t *kdev, struct bp_d
 		}
 		*kdev = BP_KDEV(ma, mi);
 	}
-	ret = bp_trace_open_device(o->device, dev, &devkdev);
-	if (ret)
-		return ret;
+	if (o->offset) {
+		/* A partition inside an image: libext2fs checks the filesystem at the offset. */
+		struct bp_err err = { 0 };
+
+		if (bp_dev_locate(o->device, dev, &err))
+			return bp_fail(&err);
+	} else {
+		ret = bp_trace_open_device(o->device, dev, &devkdev);
+		if (ret)
+			return ret;
+	}
 	*c = bp_collect_new();
 	if (!*c) {
 		bp_dev_free(dev);

@@ -39,6 +39,7 @@ struct bp_trace_opts {
 	const char *import;
 	const char *record;	/* --from-kernel=RECORD */
 	const char *dev;	/* --dev MAJ:MIN */
+	uint64_t offset;	/* --offset: bytes into the device or image (fsident.h) */
 	const char *save_text;
 	const char *unit_dir;
 	unsigned int buffer_kb;

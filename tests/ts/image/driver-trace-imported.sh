@@ -36,6 +36,14 @@ for f in "${files[@]}"; do
 			"$ts" "$ino" "$o" >>"$text"
 	done
 done
+# bootpack trace --import takes the same text for the root at its offset
+# (and refuses the disk image without it: no filesystem at its start).
+bp_expect_exit 0 "$BOOTPACK" trace --import "$text" --device "$disk" --offset "$off" \
+	-o "$BP_TMPDIR/imported.trace"
+[ "$(grep -c '^F ' "$BP_TMPDIR/imported.trace")" = ${#files[@]} ] ||
+	bp_fail "trace --import --offset: not ${#files[@]} files"
+bp_expect_exit 4 "$BOOTPACK" trace --import "$text" --device "$disk" -o "$BP_TMPDIR/no.trace"
+
 stub=$BP_TMPDIR/image-boot-a
 cat >"$stub" <<-EOS
 	#!/bin/sh
