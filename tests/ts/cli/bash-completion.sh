@@ -56,6 +56,8 @@ bootpack bench -m hdd
 bootpack trace -d 
 bootpack relayout --trace t 
 bootpack relayout --q
+bootpack image --trace t 
+bootpack image --ch
 bootpack verify -
 bootpack probe -
 bootpack probe 
@@ -80,7 +82,7 @@ want() {	# want LINE WORDS-REGEX
 	got=$(awk -F'|' -v l="$1" '$1 == l { print $2; exit }' "$BP_TMPDIR/got")
 	[[ $got =~ $2 ]] || bp_fail "completing '$1' gave '$got', expected /$2/"
 }
-want "bootpack " "^bench dump help pack probe relayout setup status trace verify $"
+want "bootpack " "^bench dump help image pack probe relayout setup status trace verify $"
 want "bootpack -" "--quiet --verbose --version"
 want "bootpack help re" "^relayout $"
 want "bootpack dump --sort=" "^disk size time $"
@@ -94,6 +96,8 @@ want "bootpack bench -m hdd" "^hdd-5k160 hdd-smr $"
 want "bootpack trace -d " "disk.img"
 want "bootpack relayout --trace t " "disk.img"
 want "bootpack relayout --q" "^--quiet $"
+want "bootpack image --trace t " "disk.img"
+want "bootpack image --ch" "^--chunk $"
 want "bootpack verify -" "--bytes .*--json .*--pack .*--trace .*--version"
 want "bootpack probe -" "--json .*--mounted .*--time"
 want "bootpack probe " "disk.img"
