@@ -46,6 +46,11 @@ void bp_probe_predict(const struct bp_disk_model *m, const struct bp_probe *p,
 	out->max_request = mm.max_request;
 	if (p->whole_tested && out->max_request > p->whole_tested)
 		out->max_request = p->whole_tested;	/* the most the probe could see */
+	/* the probe tries powers of two: usb2-stick's 120 KiB shows as 64 KiB */
+	for (req = BP_PROBE_WHOLE_MIN; req * 2 <= out->max_request; req *= 2)
+		;
+	if (out->max_request >= BP_PROBE_WHOLE_MIN)
+		out->max_request = req;
 	if (size < 2 * BP_PROBE_IO)
 		return;
 

@@ -214,6 +214,9 @@ int main(void)
 	CHECK(fabs(pred.far_ms - (0.5 + 4096 / 25e3)) < 1e-6 && !pred.rotational);
 	CHECK(fabs(pred.rate_mbs - 1048576 / (1048576 / 25.0 + 8 * 500.0)) < 1e-6);
 	CHECK(pred.max_request == 128 << 10);
+	/* the probe tries powers of two: a 120 KiB command shows as 64 KiB taken whole */
+	bp_probe_predict(bp_disk_model_find("usb2-stick"), &p, &pred);
+	CHECK(pred.max_request == 64 << 10);
 
 	/* The kernel's request limit caps what a model can show (split at max_sectors_kb). */
 	blank(&p);
