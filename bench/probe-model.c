@@ -42,7 +42,9 @@ void bp_probe_predict(const struct bp_disk_model *m, const struct bp_probe *p,
 
 	memset(out, 0, sizeof(*out));
 	behind_queue(m, p, &mm);
-	out->rotational = m->kind == BP_DISK_HDD;
+	out->disk = m->kind == BP_DISK_HDD;
+	/* the probe's rule on a cold volume: the near walk's fetches look like seeks */
+	out->rotational = out->disk || m->chunk;
 	out->max_request = mm.max_request;
 	if (p->whole_tested && out->max_request > p->whole_tested)
 		out->max_request = p->whole_tested;	/* the most the probe could see */
@@ -116,7 +118,7 @@ double bp_probe_distance(const struct bp_probe *p, const struct bp_probe_pred *p
 		d2 += 1.0;
 	/* a rotating disk against a disk model: its own cache, which the models do
 	 * not have, answers the re-read; no evidence either way */
-	if (!(p->rotational && pred->rotational) && p->cold.ms > 0 && p->reread.ms > 0 &&
+	if (!(p->rotational && pred->disk) && p->cold.ms > 0 && p->reread.ms > 0 &&
 	    pred->cold_ms > 0 && pred->reread_ms > 0) {
 		r = (log_ratio(p->cold.ms, p->reread.ms) - log_ratio(pred->cold_ms,
 								      pred->reread_ms)) / 2.0;

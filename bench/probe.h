@@ -132,7 +132,8 @@ struct bp_probe_pred {
 	double far_ms;
 	double rate_mbs;
 	uint64_t max_request;
-	int rotational;
+	int rotational;		/* what the probe's rule would say: a disk, or a cold volume */
+	int disk;		/* a rotating disk model (no cache of its own modelled) */
 };
 
 void bp_probe_predict(const struct bp_disk_model *m, const struct bp_probe *p,
@@ -145,15 +146,18 @@ void bp_probe_predict(const struct bp_disk_model *m, const struct bp_probe *p,
  *         + (log2(max_request / max_request') / 2)^2   (when measured)
  *         + (rotational != rotational' ? 1 : 0)
  *         + (ln((cold / reread) / (cold' / reread')) / 2)^2
- *                                     (when measured; not between two rotating disks)
+ *                          (when measured; not between a rotating disk and a disk model)
  *
  * A factor e in the random latency or the rate weighs as much as a factor
  * 4 in the request size or the wrong kind of disk, or a factor e^2 in how
  * much dearer a first read is than a second. The last is what tells a cold
  * cloud volume (a 20 ms fetch on a first touch, 1 ms after) from a flash
  * device of similar figures, whatever the device's size and however many
- * far reads found chunks already fetched (and however its first touches
- * make it look rotating). A rotating disk's own cache answers a re-read,
+ * far reads found chunks already fetched. Its first touches make the probe
+ * call it rotating (the near walk lands on chunks not fetched yet: a fetch
+ * looks like a seek), so rotational' is what the probe's rule would say of
+ * the model: a disk, or a volume that fetches chunks. A rotating disk's own
+ * cache answers a re-read,
  * which the disk models do not model: no term between a disk measured
  * rotating and a disk model.
  */

@@ -164,10 +164,20 @@ int main(void)
 	pred.cold_ms = exp(2.0);
 	pred.reread_ms = 1.0;
 	CHECK(fabs(bp_probe_distance(&p, &pred) - 1.0) < 1e-9);
-	p.rotational = 1;	/* a cold volume's first touches look like seeks */
-	CHECK(fabs(bp_probe_distance(&p, &pred) - sqrt(2.0)) < 1e-9);
-	pred.rotational = 1;	/* a disk's cache against a disk model: no term */
+	p.rotational = pred.rotational = 1;	/* a cold volume's first touches look like seeks */
+	CHECK(fabs(bp_probe_distance(&p, &pred) - 1.0) < 1e-9);
+	pred.disk = 1;	/* a disk's cache against a disk model: no term */
 	CHECK(bp_probe_distance(&p, &pred) < 1e-9);
+	p.rotational = 0;	/* a device that does not rotate against a disk model: the term */
+	CHECK(fabs(bp_probe_distance(&p, &pred) - sqrt(2.0)) < 1e-9);
+
+	/* cloud-cold is what the probe calls rotating, a disk model is a disk */
+	bp_probe_predict(bp_disk_model_find("cloud-cold"), &p, &pred);
+	CHECK(pred.rotational && !pred.disk);
+	bp_probe_predict(bp_disk_model_find("cloud-gp3"), &p, &pred);
+	CHECK(!pred.rotational && !pred.disk);
+	bp_probe_predict(bp_disk_model_find("hdd-smr"), &p, &pred);
+	CHECK(pred.rotational && pred.disk);
 
 	/* Asked for the nearest alone, rank() still looks at the whole table. */
 	blank(&p);
