@@ -16,6 +16,8 @@
 #                                             (SCENARIO=drift: on the drifted images)
 #   bench-boot.sh drift STRATEGY...           the drifted image of each strategy
 #   bench-boot.sh report RUNDIR               tables of a run
+#   bench-boot.sh charts RUNDIR PREFIX        PREFIX-MODEL.svg: each strategy's
+#                                             median boot (bp-bootchart)
 #   bench-boot.sh model [RESULTS.json]        bootpack bench's ranking of the
 #                                             strategies against a run's (default:
 #                                             the newest results/*.json)
@@ -859,7 +861,28 @@ do_run() {
 	mkdir -p "$HERE/results"
 	cp "$rundir/results.md" "$HERE/results/${stamp}.md"
 	cp "$rundir/results.json" "$HERE/results/${stamp}.json"
+	do_charts "$rundir" "$HERE/results/$stamp"
 	log "results: $rundir/results.md, $HERE/results/${stamp}.md"
+}
+
+# charts RUNDIR PREFIX: one picture per model, PREFIX-MODEL.svg (bp-bootchart):
+# the median valid boot of each strategy side by side (4 at most).
+do_charts() {
+	local rundir=$1 prefix=$2 m st dir last= args=()
+	[ -x "$BUILD/bench/boot/bp-bootchart" ] || { log "no bp-bootchart: no pictures"; return 0; }
+	while read -r m st dir; do
+		if [ -n "$last" ] && [ "$m" != "$last" ]; then
+			"$BUILD/bench/boot/bp-bootchart" -o "$prefix-$last.svg" \
+				-t "$last: the median boot of each strategy" "${args[@]}" || true
+			args=()
+		fi
+		[ ${#args[@]} -lt 4 ] && args+=("$dir=$st")
+		last=$m
+	done < <(/usr/bin/python3 "$HERE/report.py" medians "$rundir")
+	if [ -n "$last" ]; then
+		"$BUILD/bench/boot/bp-bootchart" -o "$prefix-$last.svg" \
+			-t "$last: the median boot of each strategy" "${args[@]}" || true
+	fi
 }
 
 # ------------------------------------------------------------ model vs real
@@ -970,6 +993,7 @@ do_probe() {	# [MODEL...]
 case ${1:-} in
 run) do_run ;;
 report) shift; /usr/bin/python3 "$HERE/report.py" table "$1" ;;
+charts) shift; do_charts "$1" "$2" ;;
 model) shift; do_model "$@" ;;
 calibrate) do_calibrate ;;
 traced) shift; if [ "${1:-}" = initrd ]; then do_traced_initrd; else do_traced "$@"; fi ;;
@@ -982,7 +1006,7 @@ initramfs) do_initramfs ;;
 image) do_image ;;
 boot) shift; do_boot "$@" ;;
 probe) shift; do_probe "$@" ;;
-*) sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+*) sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac
 exit $?
 }

@@ -7,6 +7,7 @@
   report.py table RUNDIR      RUNDIR/*/*/boot-N/boot.json -> RUNDIR/results.md, .json
   report.py text-trace RESULTS.log   the guest's text trace, for bootpack trace --import
   report.py lists BOOT.trace OUT     the readers' list from a bootpack trace
+  report.py medians RUNDIR   MODEL STRATEGY BOOTDIR: each strategy's median valid boot
   report.py probe DIR MODEL...       DIR/MODEL/probe.json (bootpack probe in the guest)
                                      -> DIR/probe.md, DIR/probe.json: named as emulated?
 
@@ -775,6 +776,29 @@ def probe(pdir, models):
     print("\n".join(out))
 
 
+def medians(rundir):
+    """For each model: the median valid boot of each strategy (by done-booting), as
+    'MODEL STRATEGY BOOTDIR' lines, strategies in the table's order."""
+    order_s = ["stock", "sreadahead", "ureadahead", "bootpack", "bootpack-service", "bootpack-initrd"]
+    for m in sorted(os.listdir(rundir)):
+        mdir = os.path.join(rundir, m)
+        if not os.path.isdir(mdir):
+            continue
+        for st in sorted(os.listdir(mdir), key=lambda x: order_s.index(x) if x in order_s else 9):
+            boots = []
+            for bd in sorted(os.listdir(os.path.join(mdir, st))):
+                f = os.path.join(mdir, st, bd, "boot.json")
+                try:
+                    b = json.load(open(f))
+                except (OSError, ValueError):
+                    continue
+                if b.get("valid") and b.get("done_s") is not None:
+                    boots.append((b["done_s"], os.path.join(mdir, st, bd)))
+            if boots:
+                boots.sort()
+                print(m, st, boots[(len(boots) - 1) // 2][1])
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -793,6 +817,8 @@ def main():
         text_trace(sys.argv[2])
     elif cmd == "lists":
         lists(sys.argv[2], sys.argv[3])
+    elif cmd == "medians":
+        medians(sys.argv[2])
     elif cmd == "probe":
         probe(sys.argv[2], sys.argv[3:])
     else:
