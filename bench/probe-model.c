@@ -157,6 +157,13 @@ uint64_t bp_probe_reader_request(const struct bp_probe *p)
 {
 	uint64_t r = p->max_request, pow2 = BP_PROBE_IO;
 
+	/*
+	 * The probe tries powers of two: n taken whole, and the queue's limit
+	 * between n and 2n is the device's command (usb-storage's 120 KiB), not
+	 * the power of two below it (64 KiB: twice the commands).
+	 */
+	if (r && p->sys_max_request > r && p->sys_max_request < 2 * r)
+		return p->sys_max_request / BP_PROBE_IO * BP_PROBE_IO;
 	if (p->sys_max_request >= BP_PROBE_IO && (!r || p->sys_max_request < r))
 		r = p->sys_max_request;
 	if (r < BP_PROBE_IO)

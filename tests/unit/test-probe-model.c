@@ -242,6 +242,12 @@ int main(void)
 	CHECK(bp_probe_reader_request(&p) == 128 << 10);
 	p.max_request = 0;
 	CHECK(bp_probe_reader_request(&p) == 1 << 20);	/* 1280 KiB: a power of two below */
+	p.max_request = 64 << 10;	/* usb-storage: 64 KiB whole, the queue's 120 KiB */
+	p.sys_max_request = 120 << 10;
+	CHECK(bp_probe_reader_request(&p) == 120 << 10);
+	p.sys_max_request = 1280 << 10;
+	CHECK(bp_probe_reader_request(&p) == 64 << 10);
+	p.max_request = 0;
 	p.qd[0].depth = 8;
 	p.qd[0].iops = 100.0;	/* as depth 1: one at a time */
 	p.qd[1].depth = 32;
