@@ -31,6 +31,9 @@ static void usage(void)
 	       " -t, --time <seconds>    how long to measure (%.1f to %.0f) [%.0f]\n"
 	       " -J, --json              one JSON object on stdout\n"
 	       "     --mounted           measure a device mounted read-write too\n"
+	       "     --scale <factor>    the device is an emulated disk <factor> times\n"
+	       "                         slower than its model (bench-boot): times divided\n"
+	       "                         by it, rates multiplied\n"
 	       BP_USAGE_COMMON("")
 	       "\n"
 	       "For more details see bootpack-probe(8).\n",
@@ -57,6 +60,8 @@ static void print_text(const struct bp_probe *p, const struct bp_disk_model *con
 		       (unsigned long long)p->sys_max_hw_sectors_kb);
 	printf("Latency of a 4 KiB read, queue depth 1: next block %.3f ms, near %.3f ms, "
 	       "far %.3f ms\n", p->seq.ms, p->near.ms, p->far.ms);
+	printf("A block read first %.3f ms, the same block again %.3f ms\n", p->cold.ms,
+	       p->reread.ms);
 	printf("Random 4 KiB reads: depth 1 %.0f/s", p->far.ms > 0 ? 1e3 / p->far.ms : 0.0);
 	for (i = 0; i < BP_PROBE_NQD; i++)
 		printf(", depth %u %.0f/s (%.3f ms each)", p->qd[i].depth, p->qd[i].iops,
@@ -81,7 +86,10 @@ static void print_text(const struct bp_probe *p, const struct bp_disk_model *con
 			printf("%s %s %.2f", i == 1 ? "; then" : ",", rank[i]->name, dist[i]);
 		printf("\n");
 	}
-	printf("Measured in %.1f s\n", p->elapsed_s);
+	printf("Measured in %.1f s", p->elapsed_s);
+	if (p->scale != 1.0)
+		printf("; every time / %.2f, every rate x %.2f (--scale)", p->scale, p->scale);
+	printf("\n");
 }
 
 static void json_lat(struct bp_json *j, const char *name, const struct bp_probe_lat *l)
@@ -108,6 +116,7 @@ static void print_json(const struct bp_probe *p, const struct bp_disk_model *con
 	bp_json_bool(&j, "block_device", p->is_blockdev);
 	bp_json_bool(&j, "direct", p->direct);
 	bp_json_double(&j, "seconds", p->elapsed_s);
+	bp_json_double(&j, "scale", p->scale);
 	bp_json_open_object(&j, "sysfs");
 	if (p->sys_rotational < 0)
 		bp_json_null(&j, "rotational");
@@ -120,6 +129,8 @@ static void print_json(const struct bp_probe *p, const struct bp_disk_model *con
 	json_lat(&j, "next", &p->seq);
 	json_lat(&j, "near", &p->near);
 	json_lat(&j, "far", &p->far);
+	json_lat(&j, "first", &p->cold);
+	json_lat(&j, "again", &p->reread);
 	bp_json_close_object(&j);
 	bp_json_open_array(&j, "depths");
 	bp_json_open_object(&j, NULL);
@@ -159,6 +170,8 @@ static void print_json(const struct bp_probe *p, const struct bp_disk_model *con
 		bp_json_string(&j, "model", rank[i]->name);
 		bp_json_double(&j, "distance", dist[i]);
 		bp_json_double(&j, "far_ms", pred.far_ms);
+		bp_json_double(&j, "first_ms", pred.cold_ms);
+		bp_json_double(&j, "again_ms", pred.reread_ms);
 		bp_json_double(&j, "rate_mbs", pred.rate_mbs);
 		bp_json_u64(&j, "max_request", pred.max_request);
 		bp_json_bool(&j, "rotational", pred.rotational);
@@ -170,12 +183,13 @@ static void print_json(const struct bp_probe *p, const struct bp_disk_model *con
 
 int cmd_probe(int argc, char **argv)
 {
-	enum { OPT_MOUNTED = OPT_COMMON_BASE, OPT_SEED };
+	enum { OPT_MOUNTED = OPT_COMMON_BASE, OPT_SEED, OPT_SCALE };
 	static const struct option longopts[] = {
 		{ "time", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "mounted", no_argument, NULL, OPT_MOUNTED },
 		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "scale", required_argument, NULL, OPT_SCALE },
 		{ "help", no_argument, NULL, 'h' },
 		BP_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
@@ -211,6 +225,14 @@ int cmd_probe(int argc, char **argv)
 		case OPT_SEED:
 			if (bp_parse_u64(optarg, &o.seed)) {
 				bp_log_error("probe: --seed: '%s' is not a number", optarg);
+				return bp_errtryhelp("probe");
+			}
+			break;
+		case OPT_SCALE:
+			o.scale = strtod(optarg, &end);
+			if (end == optarg || *end || !(o.scale >= 1.0 && o.scale <= 1000.0)) {
+				bp_log_error("probe: --scale: '%s' is not a factor from 1 to 1000",
+					     optarg);
 				return bp_errtryhelp("probe");
 			}
 			break;

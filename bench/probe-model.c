@@ -19,6 +19,7 @@
 #define MIN_WINDOW (4ULL << 20)		/* the reader's default: a few maximal requests */
 #define MAX_WINDOW (1ULL << 30)
 #define DEFAULT_REQUEST (1ULL << 20)
+#define DEFAULT_PAIRS 16
 
 /* The model behind this device's queue: requests split at max_sectors_kb. */
 static void behind_queue(const struct bp_disk_model *m, const struct bp_probe *p,
@@ -32,31 +33,52 @@ static void behind_queue(const struct bp_disk_model *m, const struct bp_probe *p
 void bp_probe_predict(const struct bp_disk_model *m, const struct bp_probe *p,
 		      struct bp_probe_pred *out)
 {
-	double v[BP_PROBE_LAT_MAX], t = 0.0;
+	double v[BP_PROBE_LAT_MAX], w[BP_PROBE_PAIRS_MAX], t = 0.0;
 	struct bp_model_state st;
 	struct bp_disk_model mm;
 	struct bp_io io = { 0 };
-	uint64_t x = p->seed, size = p->size / BP_PROBE_IO * BP_PROBE_IO;
+	uint64_t x = p->seed ^ BP_PROBE_PAIR_SALT, size = p->size / BP_PROBE_IO * BP_PROBE_IO;
 	uint64_t n, i, req, count;
 
 	memset(out, 0, sizeof(*out));
 	behind_queue(m, p, &mm);
-	out->rotational = m->kind == BP_DISK_HDD;
+	out->disk = m->kind == BP_DISK_HDD;
+	/* the probe's rule on a cold volume: the near walk's fetches look like seeks */
+	out->rotational = out->disk || m->chunk;
 	out->max_request = mm.max_request;
 	if (p->whole_tested && out->max_request > p->whole_tested)
 		out->max_request = p->whole_tested;	/* the most the probe could see */
+	/* the probe tries powers of two: usb2-stick's 120 KiB shows as 64 KiB */
+	for (req = BP_PROBE_WHOLE_MIN; req * 2 <= out->max_request; req *= 2)
+		;
+	if (out->max_request >= BP_PROBE_WHOLE_MIN)
+		out->max_request = req;
 	if (size < 2 * BP_PROBE_IO)
 		return;
 
+	/* the pairs, then the far reads, on one state: what the device went through */
+	bp_model_init(&st, &mm);
+	io.length = BP_PROBE_IO;
+	n = p->cold.n ? p->cold.n : DEFAULT_PAIRS;
+	if (n > BP_PROBE_PAIRS_MAX)
+		n = BP_PROBE_PAIRS_MAX;
+	for (i = 0; i < n; i++) {
+		io.offset = bp_probe_rand_off(&x, size, BP_PROBE_IO);
+		v[i] = bp_model_charge(&st, &io, NULL);
+		w[i] = bp_model_charge(&st, &io, NULL);
+	}
+	out->cold_ms = bp_probe_median(v, n) * 1e3;
+	out->reread_ms = bp_probe_median(w, n) * 1e3;
+
+	x = p->seed;
 	n = p->far.n ? p->far.n : 64;
 	if (n > BP_PROBE_LAT_MAX)
 		n = BP_PROBE_LAT_MAX;
-	bp_model_init(&st, &mm);
-	io.length = BP_PROBE_IO;
 	for (i = 0; i < n; i++) {
 		io.offset = bp_probe_rand_off(&x, size, BP_PROBE_IO);
 		v[i] = bp_model_charge(&st, &io, NULL);
 	}
+	bp_model_free(&st);
 	out->far_ms = bp_probe_median(v, n) * 1e3;
 
 	req = p->seq_request ? p->seq_request : DEFAULT_REQUEST;
@@ -69,6 +91,7 @@ void bp_probe_predict(const struct bp_disk_model *m, const struct bp_probe *p,
 		io.offset = p->seq_offset + i * req;
 		t += bp_model_charge(&st, &io, NULL);
 	}
+	bp_model_free(&st);
 	out->rate_mbs = t > 0 ? (double)(count * req) / t / 1e6 : 0.0;
 }
 
@@ -93,6 +116,14 @@ double bp_probe_distance(const struct bp_probe *p, const struct bp_probe_pred *p
 	}
 	if (!!p->rotational != !!pred->rotational)
 		d2 += 1.0;
+	/* a rotating disk against a disk model: its own cache, which the models do
+	 * not have, answers the re-read; no evidence either way */
+	if (!(p->rotational && pred->disk) && p->cold.ms > 0 && p->reread.ms > 0 &&
+	    pred->cold_ms > 0 && pred->reread_ms > 0) {
+		r = (log_ratio(p->cold.ms, p->reread.ms) - log_ratio(pred->cold_ms,
+								      pred->reread_ms)) / 2.0;
+		d2 += r * r;
+	}
 	return sqrt(d2);
 }
 
@@ -126,6 +157,13 @@ uint64_t bp_probe_reader_request(const struct bp_probe *p)
 {
 	uint64_t r = p->max_request, pow2 = BP_PROBE_IO;
 
+	/*
+	 * The probe tries powers of two: n taken whole, and the queue's limit
+	 * between n and 2n is the device's command (usb-storage's 120 KiB), not
+	 * the power of two below it (64 KiB: twice the commands).
+	 */
+	if (r && p->sys_max_request > r && p->sys_max_request < 2 * r)
+		return p->sys_max_request / BP_PROBE_IO * BP_PROBE_IO;
 	if (p->sys_max_request >= BP_PROBE_IO && (!r || p->sys_max_request < r))
 		r = p->sys_max_request;
 	if (r < BP_PROBE_IO)

@@ -23,11 +23,12 @@
 const unsigned int bp_probe_depths[BP_PROBE_NQD] = { 8, 32 };
 
 /* Shares of the budget, in the order the phases run. */
-#define SHARE_FAR 0.20
+#define SHARE_PAIRS 0.10	/* first, on blocks nothing has read yet */
+#define SHARE_FAR 0.15
 #define SHARE_SEQ 0.05
 #define SHARE_NEAR 0.10
 #define SHARE_QD 0.10	/* each depth */
-#define SHARE_RATE 0.15	/* the rest (0.30) finds the whole request */
+#define SHARE_RATE 0.15	/* the rest (0.25) finds the whole request */
 #define NEAR_MIN (1ULL << 20)
 #define NEAR_SPAN (7ULL << 20)
 #define WHOLE_REPS_MIN 3
@@ -164,6 +165,34 @@ static errcode_t read_fail(const struct bp_probe *p, double r, uint64_t off, str
 
 	return bp_err_set(err, e, "%s: read at byte %llu failed: %s", p->path,
 			  (unsigned long long)off, strerror(e));
+}
+
+/*
+ * Pairs of QD1 4 KiB reads of one block: the first read, then the same
+ * block again. Offsets from the seed (bp_probe_predict() replays them), in
+ * the first phase, before any other read could have touched their chunks.
+ */
+static errcode_t phase_pairs(struct ctx *c, struct bp_probe *p, double until,
+			     struct bp_err *err)
+{
+	double second[BP_PROBE_PAIRS_MAX], r;
+	uint64_t x = p->seed ^ BP_PROBE_PAIR_SALT, off;
+	size_t n = 0;
+
+	while (n < BP_PROBE_PAIRS_MAX && (n < 3 || now_s() < until)) {
+		off = bp_probe_rand_off(&x, c->size, BP_PROBE_IO);
+		r = timed_read(c->fd, c->buf, BP_PROBE_IO, off);
+		if (r < 0)
+			return read_fail(p, r, off, err);
+		c->lat[n] = r;
+		r = timed_read(c->fd, c->buf, BP_PROBE_IO, off);
+		if (r < 0)
+			return read_fail(p, r, off, err);
+		second[n++] = r;
+	}
+	lat_summary(&p->cold, c->lat, n);
+	lat_summary(&p->reread, second, n);
+	return 0;
 }
 
 /* QD1 4 KiB reads far apart: offsets from the seed, as bp_probe_predict() replays them. */
@@ -379,6 +408,33 @@ static errcode_t phase_whole(struct ctx *c, struct bp_probe *p, double until, st
 	return 0;
 }
 
+static void lat_scale(struct bp_probe_lat *l, double f)
+{
+	l->ms /= f;
+	l->mean_ms /= f;
+}
+
+/* An emulated disk stretched f times: the figures of the disk it stands for. */
+static void scale_figures(struct bp_probe *p, double f)
+{
+	unsigned int i;
+
+	p->scale = f;
+	if (f == 1.0)
+		return;
+	lat_scale(&p->cold, f);
+	lat_scale(&p->reread, f);
+	lat_scale(&p->seq, f);
+	lat_scale(&p->near, f);
+	lat_scale(&p->far, f);
+	for (i = 0; i < BP_PROBE_NQD; i++) {
+		p->qd[i].ms /= f;
+		p->qd[i].iops *= f;
+	}
+	p->rate_mbs *= f;
+	p->whole_saving_ms /= f;
+}
+
 errcode_t bp_probe_run(const char *path, const struct bp_probe_opts *o, struct bp_probe *p,
 		       struct bp_err *err)
 {
@@ -447,7 +503,10 @@ errcode_t bp_probe_run(const char *path, const struct bp_probe_opts *o, struct b
 	if (p->sys_max_request >= BP_PROBE_IO && p->sys_max_request < p->seq_request)
 		p->seq_request = p->sys_max_request / BP_PROBE_IO * BP_PROBE_IO;
 
-	until = t0 + budget * SHARE_FAR;
+	until = t0 + budget * SHARE_PAIRS;
+	if ((ret = phase_pairs(&c, p, until, err)))
+		goto out;
+	until += budget * SHARE_FAR;
 	if ((ret = phase_far(&c, p, until, err)))
 		goto out;
 	until += budget * SHARE_SEQ;
@@ -466,6 +525,7 @@ errcode_t bp_probe_run(const char *path, const struct bp_probe_opts *o, struct b
 		goto out;
 	if ((ret = phase_whole(&c, p, c.t_end, err)))
 		goto out;
+	scale_figures(p, o->scale > 0 ? o->scale : 1.0);
 	/* a disk that rotates: positioning costs milliseconds, the next block does not */
 	p->rotational = (p->far.ms >= 2.0 || p->near.ms >= 2.0) &&
 			(p->far.ms > 3.0 * p->seq.ms || p->near.ms > 3.0 * p->seq.ms);

@@ -6,6 +6,10 @@
  * O_DIRECT where the filesystem allows it, and within a time budget
  * measures what the reader and the judge need:
  *
+ *  - a block read for the first time and at once again (4 KiB, queue depth
+ *    1, fresh random places): a volume restored from a snapshot fetches a
+ *    chunk on its first touch only, so there the first read is many times
+ *    the second; elsewhere the two cost alike;
  *  - the latency of one 4 KiB read at queue depth 1, at three distances
  *    from the previous read: the next block ("seq"), a few MiB back
  *    ("near"), anywhere on the device ("far", the random-read latency);
@@ -43,12 +47,16 @@
 #define BP_PROBE_WHOLE_MAX (4U << 20)
 #define BP_PROBE_LAT_MAX 4096		/* latency samples kept per measurement */
 #define BP_PROBE_NQD 2
+#define BP_PROBE_PAIR_SALT 0x6a09e667f3bcc909ULL	/* the pairs' offsets: seed ^ this */
+#define BP_PROBE_PAIRS_MAX 256
 extern const unsigned int bp_probe_depths[BP_PROBE_NQD];	/* 8, 32 */
 
 struct bp_probe_opts {
 	double seconds;		/* the whole probe's budget */
 	int mounted_ok;		/* accept a device mounted read-write */
 	uint64_t seed;		/* random offsets; 0: a fixed default */
+	double scale;		/* the device is an emulated disk stretched scale times
+				 * (bench-boot's filter): times / scale, rates x scale; 0: 1 */
 };
 
 struct bp_probe_lat {
@@ -75,6 +83,7 @@ struct bp_probe {
 	uint64_t sys_max_sectors_kb, sys_max_hw_sectors_kb;
 	uint64_t sys_max_request;	/* bytes: max_sectors_kb, 0 unknown */
 	/* measured, at queue depth 1 */
+	struct bp_probe_lat cold, reread;	/* pairs: a first read, the same block again */
 	struct bp_probe_lat seq, near, far;
 	struct bp_probe_qd qd[BP_PROBE_NQD];
 	double rate_mbs;	/* sequential, MB/s (10^6) */
@@ -85,6 +94,7 @@ struct bp_probe {
 	uint64_t whole_tested;	/* largest size tried */
 	double whole_saving_ms;	/* one command's cost, measured at the smallest size */
 	int rotational;		/* measured */
+	double scale;		/* the figures above are the measured ones / this */
 	double elapsed_s;
 };
 
@@ -118,10 +128,12 @@ double bp_probe_median(double *v, size_t n);
 
 /* What model m would have measured for the reads p made. */
 struct bp_probe_pred {
+	double cold_ms, reread_ms;	/* the probe's pairs, replayed first */
 	double far_ms;
 	double rate_mbs;
 	uint64_t max_request;
-	int rotational;
+	int rotational;		/* what the probe's rule would say: a disk, or a cold volume */
+	int disk;		/* a rotating disk model (no cache of its own modelled) */
 };
 
 void bp_probe_predict(const struct bp_disk_model *m, const struct bp_probe *p,
@@ -133,9 +145,21 @@ void bp_probe_predict(const struct bp_disk_model *m, const struct bp_probe *p,
  *   d^2 = ln(far / far')^2 + ln(rate / rate')^2
  *         + (log2(max_request / max_request') / 2)^2   (when measured)
  *         + (rotational != rotational' ? 1 : 0)
+ *         + (ln((cold / reread) / (cold' / reread')) / 2)^2
+ *                          (when measured; not between a rotating disk and a disk model)
  *
  * A factor e in the random latency or the rate weighs as much as a factor
- * 4 in the request size or the wrong kind of disk.
+ * 4 in the request size or the wrong kind of disk, or a factor e^2 in how
+ * much dearer a first read is than a second. The last is what tells a cold
+ * cloud volume (a 20 ms fetch on a first touch, 1 ms after) from a flash
+ * device of similar figures, whatever the device's size and however many
+ * far reads found chunks already fetched. Its first touches make the probe
+ * call it rotating (the near walk lands on chunks not fetched yet: a fetch
+ * looks like a seek), so rotational' is what the probe's rule would say of
+ * the model: a disk, or a volume that fetches chunks. A rotating disk's own
+ * cache answers a re-read,
+ * which the disk models do not model: no term between a disk measured
+ * rotating and a disk model.
  */
 double bp_probe_distance(const struct bp_probe *p, const struct bp_probe_pred *pred);
 

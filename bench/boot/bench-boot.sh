@@ -16,9 +16,14 @@
 #                                             (SCENARIO=drift: on the drifted images)
 #   bench-boot.sh drift STRATEGY...           the drifted image of each strategy
 #   bench-boot.sh report RUNDIR               tables of a run
+#   bench-boot.sh charts RUNDIR PREFIX        PREFIX-MODEL.svg: each strategy's
+#                                             median boot (bp-bootchart)
 #   bench-boot.sh model [RESULTS.json]        bootpack bench's ranking of the
 #                                             strategies against a run's (default:
 #                                             the newest results/*.json)
+#   bench-boot.sh probe [MODEL...]            bootpack probe inside the guest on
+#                                             each model's emulated disk: named
+#                                             as emulated? (default: every model)
 #
 # Environment: BOOTBENCH_DIR (cache, default /work/bootbench), BUILD (the
 # bootpack build tree, default the source tree), MODELS (disk models of
@@ -34,7 +39,8 @@
 # bootpack strategies' packs refreshed from a traced boot of the drifted
 # image merged into the first trace, as the loop does; 0: the first pack).
 # VARIANT (server, the default; desktop: the Xfce session boot, its own
-# cache $BOOTBENCH_DIR/desktop, see desktop_rootfs).
+# cache $BOOTBENCH_DIR/desktop, see desktop_rootfs). PROBE_SCALE, PROBE_TIME,
+# PROBE_DIR: the probe verb's (see do_probe).
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -855,7 +861,28 @@ do_run() {
 	mkdir -p "$HERE/results"
 	cp "$rundir/results.md" "$HERE/results/${stamp}.md"
 	cp "$rundir/results.json" "$HERE/results/${stamp}.json"
+	do_charts "$rundir" "$HERE/results/$stamp"
 	log "results: $rundir/results.md, $HERE/results/${stamp}.md"
+}
+
+# charts RUNDIR PREFIX: one picture per model, PREFIX-MODEL.svg (bp-bootchart):
+# the median valid boot of each strategy side by side (4 at most).
+do_charts() {
+	local rundir=$1 prefix=$2 m st dir last= args=()
+	[ -x "$BUILD/bench/boot/bp-bootchart" ] || { log "no bp-bootchart: no pictures"; return 0; }
+	while read -r m st dir; do
+		if [ -n "$last" ] && [ "$m" != "$last" ]; then
+			"$BUILD/bench/boot/bp-bootchart" -o "$prefix-$last.svg" \
+				-t "$last: the median boot of each strategy" "${args[@]}" || true
+			args=()
+		fi
+		[ ${#args[@]} -lt 4 ] && args+=("$dir=$st")
+		last=$m
+	done < <(/usr/bin/python3 "$HERE/report.py" medians "$rundir")
+	if [ -n "$last" ]; then
+		"$BUILD/bench/boot/bp-bootchart" -o "$prefix-$last.svg" \
+			-t "$last: the median boot of each strategy" "${args[@]}" || true
+	fi
 }
 
 # ------------------------------------------------------------ model vs real
@@ -884,12 +911,89 @@ do_model() {
 	return $rc
 }
 
+# ------------------------------------------------------------ probe in the guest
+# bootpack probe run where the reader runs: inside the guest, on /dev/vda,
+# through nbdkit and the delay filter, before anything else reads the disk
+# (guest/init's bench.probe=). Its initramfs is the bench's with, appended
+# (a later archive's files replace an earlier one's), this tree's guest/init
+# and the build's bootpack with the shared libraries ldd lists. The filter
+# runs at PROBE_SCALE (default: the bench's own scale, SCALE: the disk the
+# measured boots read), on the aged image behind the cow filter, and the
+# probe is told it (--scale): times / scale, rates x scale. Through TCG the
+# guest and nbdkit add their own fixed cost to every request (~0.45 ms, a
+# ceiling near 35 MB/s on this host); at scale 1 that makes usb2-stick,
+# eee-flash and pi4-sd one blur, stretched disks shrink it by the scale.
+# PROBE_TIME (default 12 s) is the probe's budget. A fresh nbdkit per model:
+# a cold cloud volume starts with no chunk fetched.
+PROBE_TIME=${PROBE_TIME:-12}
+
+do_initramfs_probe() {
+	local d lib
+	[ -f "$BB/initramfs.cpio.gz" ] || do_initramfs
+	d=$(mktemp -d "$BB/initramfs-probe.XXXXXX")
+	mkdir -p "$d/sbin"
+	install -m 0755 "$HERE/guest/init" "$d/init"
+	cp "$BUILD/bootpack" "$d/sbin/bootpack"
+	file "$BUILD/bootpack" | grep -q ELF || die "$BUILD/bootpack is not an ELF binary"
+	for lib in $(ldd "$BUILD/bootpack" | grep -o '/[^ ]*'); do
+		mkdir -p "$d$(dirname "$lib")"
+		cp -L "$lib" "$d$lib"
+	done
+	(cd "$d" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) | gzip -9 > "$d.cpio.gz"
+	cat "$BB/initramfs.cpio.gz" "$d.cpio.gz" > "$BB/initramfs-probe.cpio.gz"
+	rm -rf "$d" "$d.cpio.gz"
+}
+
+do_probe() {	# [MODEL...]
+	need_root
+	local models=${*:-$(known_models)} m out so stamp dir
+	# shellcheck disable=SC2086 # a list of words
+	check_models $models
+	so=${FILTER:-$BUILD/bench/boot/nbdkit-bootpack-delay-filter.so}
+	[ -f "$so" ] || die "no delay filter $so"
+	[ -f "$BB/aged.img" ] || die "no $BB/aged.img: bench-boot.sh image"
+	local pscale=${PROBE_SCALE:-$SCALE}
+	case $pscale in
+	raw) pscale=1 ;;
+	tcg) pscale=$(tcg_factor) ;;
+	esac
+	do_initramfs_probe
+	stamp=$(date -u +%Y-%m-%dT%H%MZ)
+	dir=${PROBE_DIR:-$BB/runs/$stamp-probe}
+	mkdir -p "$dir"
+	for m in $models; do
+		out=$dir/$m
+		mkdir -p "$out"
+		rm -f "$out"/*.log
+		log "probe in the guest: $m (scale $pscale, $PROBE_TIME s) -> $out"
+		nice -n 5 nbdkit -U - --filter="$so" --filter=cow file file="$BB/aged.img" \
+			model="$m" scale="$pscale" log="$out/disk.log" \
+			--run "timeout 600 qemu-system-x86_64 -accel tcg -smp 1 -m $MEM -nodefaults \
+				-display none -no-reboot -kernel $BB/vmlinuz -initrd $BB/initramfs-probe.cpio.gz \
+				-append 'console=ttyS0 quiet bench.probe=$PROBE_TIME bench.probe_scale=$pscale' \
+				-drive file=nbd+unix:///?socket=\$unixsocket,if=virtio,format=raw \
+				-serial file:$out/console.log -serial file:$out/results.log" \
+			> "$out/nbdkit.log" 2>&1 || log "probe: nbdkit/qemu exited with $? ($out/nbdkit.log)"
+		sed -n '/^=== BENCH-BEGIN probe/,/^=== BENCH-END probe/p' "$out/results.log" |
+			sed '1d;$d' | grep -v '^rc=' > "$out/probe.json" || true
+	done
+	/usr/bin/python3 "$HERE/report.py" probe "$dir" $models
+	mkdir -p "$HERE/results"
+	cp "$dir/probe.md" "$HERE/results/$stamp-probe.md"
+	cp "$dir/probe.json" "$HERE/results/$stamp-probe.json"
+	log "results: $HERE/results/$stamp-probe.md"
+	# exit 1 unless every model was named as emulated
+	/usr/bin/python3 -c 'import json,sys; sys.exit(not all(r["named"] == r["model"] for r in json.load(open(sys.argv[1]))))' \
+		"$dir/probe.json"
+}
+
 # one compound command: bash has read all of it before running any, so the
 # script can be edited while a long run goes on
 {
 case ${1:-} in
 run) do_run ;;
 report) shift; /usr/bin/python3 "$HERE/report.py" table "$1" ;;
+charts) shift; do_charts "$1" "$2" ;;
 model) shift; do_model "$@" ;;
 calibrate) do_calibrate ;;
 traced) shift; if [ "${1:-}" = initrd ]; then do_traced_initrd; else do_traced "$@"; fi ;;
@@ -901,7 +1005,8 @@ rootfs) do_rootfs ;;
 initramfs) do_initramfs ;;
 image) do_image ;;
 boot) shift; do_boot "$@" ;;
-*) sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+probe) shift; do_probe "$@" ;;
+*) sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac
 exit $?
 }

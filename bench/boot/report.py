@@ -7,6 +7,9 @@
   report.py table RUNDIR      RUNDIR/*/*/boot-N/boot.json -> RUNDIR/results.md, .json
   report.py text-trace RESULTS.log   the guest's text trace, for bootpack trace --import
   report.py lists BOOT.trace OUT     the readers' list from a bootpack trace
+  report.py medians RUNDIR   MODEL STRATEGY BOOTDIR: each strategy's median valid boot
+  report.py probe DIR MODEL...       DIR/MODEL/probe.json (bootpack probe in the guest)
+                                     -> DIR/probe.md, DIR/probe.json: named as emulated?
 
 Sources of each figure (see README.md):
   done_ms, psi, diskstats    the guest's monitor (bench-monitor.c), CLOCK_BOOTTIME
@@ -37,6 +40,33 @@ SEQ_RATE = {  # bytes/s, outer diameter (bench/diskmodel.c)
     "cloud-gp3": 131.072e6,
     "cloud-cold": 131.072e6,
 }
+# The rest of each model (bench/diskmodel.c) that one sequential stream still
+# pays: ms per command, bytes per command at most, and for a volume restored
+# from a snapshot the chunk fetched on first touch and its ms.
+STREAM = {  # cmd_ms, max_request, chunk, fetch_ms
+    "eee-flash": (0.5, 128 << 10, 0, 0.0),
+    "hdd-5k160": (0.3, 512 << 10, 0, 0.0),
+    "sata-ssd": (0.077, 512 << 10, 0, 0.0),
+    "pi4-sd": (0.34, 512 << 10, 0, 0.0),
+    "pi4-sd-slow": (2.4, 512 << 10, 0, 0.0),
+    "usb2-stick": (0.68, 120 << 10, 0, 0.0),
+    "emmc": (0.227, 512 << 10, 0, 0.0),
+    "hdd-smr": (0.3, 512 << 10, 0, 0.0),
+    "cloud-gp3": (1.0, 256 << 10, 0, 0.0),
+    "cloud-cold": (1.0, 256 << 10, 512 << 10, 20.0),
+}
+
+
+def t_stream(model, nbytes):
+    """The model's time for nbytes in one sequential stream of its largest commands:
+    transfer, a command's cost each, a fetch per chunk (unscaled seconds)."""
+    if model not in SEQ_RATE or model not in STREAM or not nbytes:
+        return None
+    cmd_ms, maxreq, chunk, fetch_ms = STREAM[model]
+    t = nbytes / SEQ_RATE[model] + -(-nbytes // maxreq) * cmd_ms / 1e3
+    if chunk:
+        t += -(-nbytes // chunk) * fetch_ms / 1e3
+    return t
 
 # comm of the readers in the block trace (comm is cut to 15 characters)
 READER_COMMS = ("bootpack-read", "sreadahead-styl", "ureadahead-styl", "sreadahead-style",
@@ -556,6 +586,7 @@ def table(rundir):
             g = [b for b in g_all if b.get("valid")] or g_all
             scale = g[0].get("scale", 1.0)
             t_phys = b_stock / rate * scale if b_stock and rate else None
+            t_str = t_stream(m, int(b_stock)) * scale if b_stock and t_stream(m, int(b_stock)) else None
             busy = med([b.get("busy_s") for b in g])
             busy_r = med([b.get("busy_read_s") for b in g])
             demand = [sum(v["requests"] for k, v in b["trace"].get("by_process", {}).items()
@@ -587,6 +618,9 @@ def table(rundir):
                 "busy_read_s": busy_r,
                 "busy_read_unscaled_s": busy_r / scale if busy_r is not None and scale else None,
                 "busy_read_over_t_phys": busy_r / t_phys if busy_r is not None and t_phys else None,
+                "t_stream_s": t_str,
+                "t_stream_unscaled_s": t_str / scale if t_str else None,
+                "busy_read_over_t_stream": busy_r / t_str if busy_r is not None and t_str else None,
                 "guest_calib_s": med([b.get("guest_calib_s") for b in g]),
                 "stock_requests": med([b.get("requests") for b in stock]),
             })
@@ -612,7 +646,10 @@ def table(rundir):
                      "÷ scale: the same boot at 2008 speed (CPU and disk both ÷ the TCG factor). "
                      "Disk busy and T_phys are scaled (× %s); busy unscaled = the modelled 2008 disk; "
                      "reads busy: the part of it spent reading (the boot's writes are alike in "
-                     "every strategy; T_phys counts reads). "
+                     "every strategy; T_phys counts reads). T_phys = the stock boot's bytes / the model's "
+                     "sequential rate; T_stream = the same bytes as one stream of the model's largest "
+                     "commands (transfer, each command's cost, and on cloud-cold each 512 KiB chunk's "
+                     "first-touch fetch), the floor of a disk that charges per command or per chunk. "
                      "requests/seeks/MB: the guest's block trace, reads before done; demand = by boot "
                      "processes, reader = by the readahead reader. ✗ = invalid boot, left out of the "
                      "medians: idle window not seen (the host did not run the vCPU: < half of its "
@@ -620,10 +657,10 @@ def table(rundir):
         lines.append("")
     lines.append("| model | strategy | boots | done-booting s (median; each boot) | ÷ scale | I/O wait s | disk busy s | "
                  "busy unscaled s | reads busy unscaled s | MB read | requests | seeks | demand req. | "
-                 "reader req. | T_phys s | busy/T_phys | reads busy/T_phys |")
-    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+                 "reader req. | T_phys s | busy/T_phys | reads busy/T_phys | T_stream s | reads busy/T_stream |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        lines.append("| %s | %s | %d%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        lines.append("| %s | %s | %d%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             r["model"], r["strategy"], r["boots"],
             "" if r["valid"] == r["boots"] else " (%d invalid)" % (r["boots"] - r["valid"]),
             f(r["done_s"], "%.1f") + " (" + ", ".join(f(x, "%.1f") + ("" if v else "✗")
@@ -632,7 +669,8 @@ def table(rundir):
             f(r["io_wait_s"]), f(r["busy_s"]), f(r["busy_unscaled_s"]), f(r["busy_read_unscaled_s"]),
             f((r["bytes"] or 0) / 1e6, "%.1f"), f(r["requests"], "%d"), f(r["seeks"], "%d"),
             f(r["demand_requests"], "%d"), f(r["reader_requests"], "%d"),
-            f(r["t_phys_s"]), f(r["busy_over_t_phys"]), f(r["busy_read_over_t_phys"])))
+            f(r["t_phys_s"]), f(r["busy_over_t_phys"]), f(r["busy_read_over_t_phys"]),
+            f(r["t_stream_s"]), f(r["busy_read_over_t_stream"])))
     lines.append("")
     if any(r["session_s_all"] and any(x is not None for x in r["session_s_all"]) for r in rows):
         lines.append("Desktop session (the marker its autostart entry writes to the kernel log) "
@@ -684,6 +722,83 @@ def monitor_txt(bootdir):
     open(os.path.join(bootdir, "monitor.txt"), "w").write("\n".join(out) + "\n")
 
 
+def probe(pdir, models):
+    """bench-boot.sh probe: the model each in-guest probe named, against the emulated one."""
+    rows = []
+    for m in models:
+        r = {"model": m, "named": None}
+        try:
+            d = json.load(open(os.path.join(pdir, m, "probe.json")))["probe"]
+        except (OSError, ValueError, KeyError) as e:
+            r["error"] = str(e)
+            rows.append(r)
+            continue
+        lat = d.get("latency", {})
+        others = [x for x in d.get("models", []) if x["model"] != d.get("model")]
+        own = [x for x in d.get("models", []) if x["model"] == m]
+        r.update({
+            "named": d.get("model"), "distance": d.get("distance"),
+            "runner_up": others[0]["model"] if others else None,
+            "runner_up_distance": others[0]["distance"] if others else None,
+            "emulated_distance": own[0]["distance"] if own else None,
+            "far_ms": lat.get("far", {}).get("ms"),
+            "first_ms": lat.get("first", {}).get("ms"),
+            "again_ms": lat.get("again", {}).get("ms"),
+            "rate_mbs": d.get("rate_mbs"), "max_request": d.get("max_request"),
+            "rotational": d.get("rotational"), "seconds": d.get("seconds"), "scale": d.get("scale"),
+            "reader_max_request": d.get("reader", {}).get("max_request"),
+        })
+        rows.append(r)
+    json.dump(rows, open(os.path.join(pdir, "probe.json"), "w"), indent=1)
+
+    def f(x, fmt="%.2f"):
+        return "–" if x is None else fmt % x
+    out = ["# bootpack probe inside the guest (%s)" % os.path.basename(os.path.normpath(pdir)), "",
+           "`bench-boot.sh probe`: /dev/vda of a TCG guest, served by nbdkit through the delay filter "
+           "(the model stretched by the probe's scale, %s; `bootpack probe --scale`), probed before "
+           "anything else reads it." % ", ".join(sorted({"%.2f" % r["scale"] for r in rows if r.get("scale")})), "",
+           "| emulated | named | ok | distance (emulated's) | then | far ms | first / again ms | MB/s "
+           "| max request KiB | rotational |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if r["named"] is None:
+            out.append("| %s | – | ✗ | %s | | | | | | |" % (r["model"], r.get("error", "no probe output")))
+            continue
+        out.append("| %s | %s | %s | %s (%s) | %s %s | %s | %s / %s | %s | %s | %s |" % (
+            r["model"], r["named"], "✓" if r["named"] == r["model"] else "✗",
+            f(r["distance"]), f(r["emulated_distance"]), r["runner_up"] or "",
+            f(r["runner_up_distance"]), f(r["far_ms"], "%.3f"), f(r["first_ms"], "%.3f"),
+            f(r["again_ms"], "%.3f"), f(r["rate_mbs"], "%.1f"),
+            f(r["max_request"] / 1024 if r["max_request"] else None, "%d"),
+            "yes" if r["rotational"] else "no"))
+    ok = sum(1 for r in rows if r["named"] == r["model"])
+    out += ["", "%d of %d models named as emulated." % (ok, len(rows)), ""]
+    open(os.path.join(pdir, "probe.md"), "w").write("\n".join(out))
+    print("\n".join(out))
+
+
+def medians(rundir):
+    """For each model: the median valid boot of each strategy (by done-booting), as
+    'MODEL STRATEGY BOOTDIR' lines, strategies in the table's order."""
+    order_s = ["stock", "sreadahead", "ureadahead", "bootpack", "bootpack-service", "bootpack-initrd"]
+    for m in sorted(os.listdir(rundir)):
+        mdir = os.path.join(rundir, m)
+        if not os.path.isdir(mdir):
+            continue
+        for st in sorted(os.listdir(mdir), key=lambda x: order_s.index(x) if x in order_s else 9):
+            boots = []
+            for bd in sorted(os.listdir(os.path.join(mdir, st))):
+                f = os.path.join(mdir, st, bd, "boot.json")
+                try:
+                    b = json.load(open(f))
+                except (OSError, ValueError):
+                    continue
+                if b.get("valid") and b.get("done_s") is not None:
+                    boots.append((b["done_s"], os.path.join(mdir, st, bd)))
+            if boots:
+                boots.sort()
+                print(m, st, boots[(len(boots) - 1) // 2][1])
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -702,6 +817,10 @@ def main():
         text_trace(sys.argv[2])
     elif cmd == "lists":
         lists(sys.argv[2], sys.argv[3])
+    elif cmd == "medians":
+        medians(sys.argv[2])
+    elif cmd == "probe":
+        probe(sys.argv[2], sys.argv[3:])
     else:
         print(__doc__, file=sys.stderr)
         return 2
