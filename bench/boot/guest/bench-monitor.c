@@ -20,7 +20,7 @@
  *     vCPU the host did not run for a while accounts none, and would look
  *     idle).
  * It then writes, between marker lines, to --out (the second serial port):
- * a summary (key=value), the samples, the kernel log, the trace buffer
+ * a summary (key=value), the samples, the kernel log, /proc/partitions, the trace buffer
  * (block events always; filemap events on a traced boot) and the CPU loop
  * timing (TCG factor); then sync(2) and reboot(RB_POWER_OFF).
  *
@@ -31,7 +31,9 @@
  * idle window that starts at or after it (a desktop that is not up yet is
  * not done, however idle it looks).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -350,6 +352,14 @@ static void report(long done)
 	    d->psi_full_us);
 	out("cpu_busy_ticks=%" PRIu64 "\ncpu_all_ticks=%" PRIu64 "\n", d->cpu_busy, d->cpu_all);
 	out("end_rd_ios=%" PRIu64 "\nend_rd_bytes=%" PRIu64 "\n", l->rd_ios, l->rd_sect * 512);
+	snprintf(buf, sizeof(buf), "/sys/block/%s/queue/read_ahead_kb", opt.disk);
+	fd = open(buf, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		buf[n > 0 ? n : 0] = '\0';
+		out("read_ahead_kb=%s", n > 0 ? buf : "?\n");
+		close(fd);
+	}
 	fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		n = read(fd, buf, sizeof(buf) - 1);
@@ -373,6 +383,8 @@ static void report(long done)
 	out("=== BENCH-END samples\n");
 
 	dump_kmsg();
+	/* the boot disk's partitions and their MAJ:MIN (bootpack image) */
+	dump_file("/proc/partitions", "partitions");
 	if (opt.dump_trace) {
 		write_str("/sys/kernel/tracing/tracing_on", "0");
 		dump_file("/sys/kernel/tracing/per_cpu/cpu0/stats", "trace-stats");
