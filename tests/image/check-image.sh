@@ -74,9 +74,17 @@ mkosi_project() {
 	RootSize=2G
 
 	[Packages]
-	Packages=linux-image-amd64 initramfs-tools systemd systemd-sysv udev dbus kmod procps iproute2 rsyslog cron less e2fsprogs
+	Packages=linux-image-amd64,initramfs-tools,systemd,systemd-sysv,udev,dbus,kmod,procps,iproute2,rsyslog,cron,less,e2fsprogs
 	WithDocs=no
 	EOF
+	# Bootable=no: mkosi 14 leaves the kernel in /boot but makes no
+	# initramfs; Debian's own, made in the image (mkosi runs it there)
+	cat > "$p/mkosi.postinst" <<-'EOF'
+	#!/bin/sh
+	set -e
+	for k in $(ls /lib/modules); do update-initramfs -c -k "$k"; done
+	EOF
+	chmod 755 "$p/mkosi.postinst"
 	# mkosi 14 runs apt in systemd-nspawn, which registers a scope with
 	# the host's systemd: on a host whose PID 1 is not systemd (a
 	# container) it may only run in the caller's own unit
@@ -99,7 +107,23 @@ do_build() {
 	(cd "$p" && PATH=$path nice -n 5 mkosi --cache "$IB/mkosi-cache" --force build) > "$p/build.log" 2>&1 ||
 		{ tail -n 20 "$p/build.log" >&2; die "mkosi build failed: $p/build.log"; }
 	mv "$p/debian12.raw" "$STOCK"
+	install_bootpack "$STOCK"
 	log "built $STOCK ($(du -h --apparent-size "$STOCK" | cut -f1), $(du -h "$STOCK" | cut -f1) used)"
+}
+
+# install_bootpack IMG: bootpack (not in Debian's archive) installed into the
+# image's root as a package would put it, from the build GUEST_BUILD (default
+# BUILD; make install DESTDIR), nothing enabled: 'bootpack image' needs the
+# reader and its unit in the image, and the unoptimized image has them too
+install_bootpack() {
+	local img=$1 off loop mnt gb=${GUEST_BUILD:-$BUILD}
+	off=$(root_offset "$img") || die "no ext4 root in $img"
+	loop=$(losetup --find --show --offset "$off" "$img")
+	mnt=$(mktemp -d "$IB/mnt-b.XXXXXX")
+	mount "$loop" "$mnt" || { losetup -d "$loop"; die "mount $img"; }
+	make -s -C "$gb" install DESTDIR="$mnt" > "$IB/install.log" 2>&1 || log "make install: $IB/install.log"
+	umount "$mnt"; rmdir "$mnt"; losetup -d "$loop"
+	e2fsck -fn "$img?offset=$off" > "$IB/install-fsck.log" 2>&1 || die "e2fsck after make install: $IB/install-fsck.log"
 }
 
 # root_offset IMG: the byte offset of the first ext4 partition
