@@ -3,6 +3,7 @@
 # check-image.sh --- 'bootpack image' on an image a real image builder made (issue 25)
 #
 #   check-image.sh build       Debian 12 disk image built with mkosi (Debian's mkosi 14)
+#   check-image.sh trace       image-boot's traced boot of it, imported (bootpack trace --import)
 #   check-image.sh optimize    a copy of it optimized with 'bootpack image'; host oracles
 #   check-image.sh boots       both booted on bench/boot's disk models, BOOTS each, interleaved
 #   check-image.sh run         all three, then the verdict
@@ -15,7 +16,9 @@
 # Environment: MODELS (default "hdd-5k160 pi4-sd"), BOOTS (3), SCALE (the
 # disk models' time multiplier; default the real-boot bench's TCG factor from
 # $BOOTBENCH_DIR/calib.env, else 1), TIMEOUT (per boot, 1500 s), REBUILD=1
-# (build the image again), BUILD (the bootpack build tree, default the source tree).
+# (build the image again), BUILD (the bootpack build tree, default the source tree),
+# IMAGE_BUILD (the tree whose bootpack runs 'bootpack image', default BUILD),
+# IMAGE_TRACE (a trace for 'bootpack image --trace' instead of its own boot).
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -152,6 +155,28 @@ hashes() {
 	umount "$mnt"; rmdir "$mnt"; losetup -d "$loop"
 }
 
+# ---------------------------------------------------------------- trace
+# The driver's traced boot of the unoptimized image, imported against a copy
+# of its root (bootpack trace --import): $IB/trace/boot.trace, which
+# IMAGE_TRACE= can hand to 'bootpack image --trace' (one boot fewer)
+do_trace() {
+	need
+	local d=$IB/trace off dev
+	rm -rf "$d"; mkdir -p "$d"
+	off=$(root_offset "$STOCK") || die "no ext4 root in $STOCK"
+	nice -n 5 bash "$BOOT" --image "$STOCK" --offset "$off" --out "$d/trace.txt" --timeout "$TIMEOUT" ||
+		die "image-boot failed (exit $?): $d"
+	dev=$(sed -n 's/^dev=//p' "$d/trace.txt.env")
+	dd if="$STOCK" of="$d/root.img" bs=512 skip=$((off / 512)) \
+		count=$(partx -g -o START,SECTORS "$STOCK" | awk -v s=$((off / 512)) '$1 == s { print $2 }') \
+		conv=sparse status=none
+	"$BUILD/bootpack" trace --import "$d/trace.txt" -o "$d/boot.trace" --device "$d/root.img" --dev "$dev" \
+		> "$d/import.log" 2>&1 || { cat "$d/import.log" >&2; die "bootpack trace --import failed"; }
+	rm -f "$d/root.img"
+	"$BUILD/bootpack" dump "$d/boot.trace" | tail -n 3 >&2
+	cat "$d/trace.txt.env" >&2
+}
+
 # ---------------------------------------------------------------- optimize
 # The step under test: one call of 'bootpack image' on a copy of the image.
 do_optimize() {
@@ -163,7 +188,8 @@ do_optimize() {
 	hashes "$STOCK" "$r/hashes-before"
 	log "bootpack image $OPT: log $r/image.log"
 	local t0=$SECONDS
-	BOOTPACK_IMAGE_BOOT=$BOOT nice -n 5 "$BUILD/bootpack" image "$OPT" > "$r/image.log" 2>&1 ||
+	BOOTPACK_IMAGE_BOOT=$BOOT nice -n 5 "${IMAGE_BUILD:-$BUILD}/bootpack" image --timeout "$TIMEOUT" \
+		${IMAGE_TRACE:+--trace "$IMAGE_TRACE"} "$OPT" > "$r/image.log" 2>&1 ||
 		{ tail -n 20 "$r/image.log" >&2; die "bootpack image failed: $r/image.log"; }
 	echo "bootpack_image_s=$((SECONDS - t0))" > "$r/result.env"
 	# oracles the engine does not share: e2fsck, SHA-256 of every file, the
@@ -273,6 +299,8 @@ do_run() {
 
 case ${1:-} in
 build) do_build ;;
+trace) do_trace ;;
+install) need; install_bootpack "$2" ;;
 optimize) do_optimize ;;
 boots) do_boots ;;
 report) report "${2:-$IB/runs/latest}" ;;
