@@ -154,7 +154,13 @@ for a in $ARGS; do
 	*) KEEP+=("$a") ;;
 	esac
 done
-[ -n "$rw" ] || KEEP+=(ro)
+# no ro/rw: read-only as GRUB's menu has it, or, when the image names no
+# arguments at all (a mkosi GPT image, its root found by partition type),
+# read-write as systemd's GPT auto-discovery mounts it (with a read-only
+# root and no fstab, no boot of such an image settles)
+if [ -z "$rw" ]; then
+	if [ -n "$ARGS" ]; then KEEP+=(ro); else KEEP+=(rw); fi
+fi
 [ $MEASURE = 1 ] && TRACE_EVENTS=$BLOCK_EVENTS TRACE_BUF=8M
 CMDLINE="root=UUID=$UUID ${KEEP[*]} console=ttyS0 no_timer_check panic=5 trace_event=$TRACE_EVENTS trace_buf_size=$TRACE_BUF${BOOTPACK_IMAGE_CMDLINE:+ $BOOTPACK_IMAGE_CMDLINE}"
 

@@ -6,6 +6,7 @@
 #   check-image.sh trace       image-boot's traced boot of it, imported (bootpack trace --import)
 #   check-image.sh optimize    a copy of it optimized with 'bootpack image'; host oracles
 #   check-image.sh boots       both booted on bench/boot's disk models, BOOTS each, interleaved
+#   check-image.sh boot IMG NAME MODEL N RUNDIR   one measured boot (RUNDIR/MODEL/NAME-N)
 #   check-image.sh run         all three, then the verdict
 #
 # Not part of make check or CI: root, Debian's mirror (first run), mkosi,
@@ -19,6 +20,7 @@
 # (build the image again), BUILD (the bootpack build tree, default the source tree),
 # IMAGE_BUILD (the tree whose bootpack runs 'bootpack image', default BUILD),
 # IMAGE_TRACE (a trace for 'bootpack image --trace' instead of its own boot).
+# PARALLEL=1: each round boots every model's stock and optimized image at once.
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -246,12 +248,24 @@ do_boots() {
 	mkdir -p "$run"
 	ln -sfn "$run" "$IB/runs/latest"
 	echo "# model image boot done_s read_requests" > "$run/times.txt"
-	for m in $MODELS; do
+	if [ "${PARALLEL:-0}" = 1 ]; then
+		# a round of every model's stock and optimized boot at once: each
+		# pair runs under the same host load (a loaded host's TCG is slow)
 		for n in $(seq 1 "$BOOTS"); do
-			boot_one "$STOCK" stock "$m" "$n" "$run"
-			boot_one "$OPT" bootpack "$m" "$n" "$run"
+			for m in $MODELS; do
+				boot_one "$STOCK" stock "$m" "$n" "$run" &
+				boot_one "$OPT" bootpack "$m" "$n" "$run" &
+			done
+			wait
 		done
-	done
+	else
+		for m in $MODELS; do
+			for n in $(seq 1 "$BOOTS"); do
+				boot_one "$STOCK" stock "$m" "$n" "$run"
+				boot_one "$OPT" bootpack "$m" "$n" "$run"
+			done
+		done
+	fi
 	report "$run"
 }
 
@@ -300,6 +314,7 @@ do_run() {
 case ${1:-} in
 build) do_build ;;
 trace) do_trace ;;
+boot) need; mkdir -p "$6"; boot_one "$2" "$3" "$4" "$5" "$6" ;;
 install) need; install_bootpack "$2" ;;
 optimize) do_optimize ;;
 boots) do_boots ;;
