@@ -209,7 +209,7 @@ else
 	echo '-drive "file=nbd+unix:///?socket=$unixsocket,if=virtio,format=raw"' >> "$WORK/run.sh"
 	TMPDIR=$WORK nbdkit -U - --filter="$FILTER" --filter=cow file file="$IMG" \
 		model="$MODEL" scale="$SCALE" log="$OUT.disk.log" \
-		--run "bash $WORK/run.sh" > "$WORK/qemu.log" 2>&1 &
+		--run "export unixsocket; bash $WORK/run.sh" > "$WORK/qemu.log" 2>&1 &
 fi
 QPID=$!
 wait "$QPID"
