@@ -110,7 +110,7 @@ KVER=$(dfs "ls -l /boot" | grep -o 'vmlinuz-[^ ]*' | sed 's/^vmlinuz-//' | sort 
 [ -n "$KVER" ] || noboot "no kernel (/boot/vmlinuz-*) in the root filesystem at byte $OFF of $IMG"
 INITRD_NAME=
 for n in "initrd.img-$KVER" "initramfs-$KVER.img" "initrd-$KVER"; do
-	if dfs "stat /boot/$n" | grep -q '^Inode:'; then INITRD_NAME=$n; break; fi
+	if dfs "stat /boot/$n" | grep "^Inode:" >/dev/null; then INITRD_NAME=$n; break; fi
 done
 [ -n "$INITRD_NAME" ] || noboot "no initramfs for the kernel $KVER (/boot/initrd.img-$KVER) in $IMG"
 
@@ -238,7 +238,7 @@ if [ "$OFF" != 0 ]; then
 fi
 dev=$(section partitions | awk -v p="$part" '$4 == p { print $1 ":" $2; exit }')
 [ -n "$dev" ] || noboot "the guest has no $part (console: $CONSOLE)"
-section kmsg | grep -q "EXT4-fs ($part): mounted filesystem" ||
+section kmsg | grep -a "EXT4-fs ($part): mounted filesystem" >/dev/null ||
 	noboot "the root $part was not mounted (console: $CONSOLE)"
 
 section trace > "$OUT.tmp"
