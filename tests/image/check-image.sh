@@ -128,7 +128,8 @@ install_bootpack() {
 	mount "$loop" "$mnt" || { losetup -d "$loop"; die "mount $img"; }
 	make -s -C "$gb" install DESTDIR="$mnt" > "$IB/install.log" 2>&1 || log "make install: $IB/install.log"
 	umount "$mnt"; rmdir "$mnt"; losetup -d "$loop"
-	e2fsck -fn "$img?offset=$off" > "$IB/install-fsck.log" 2>&1 || die "e2fsck after make install: $IB/install-fsck.log"
+	# checked after the mount, as a builder leaves a finished image
+	e2fsck -fy "$img?offset=$off" > "$IB/install-fsck.log" 2>&1 || die "e2fsck after make install: $IB/install-fsck.log"
 }
 
 # root_offset IMG: the byte offset of the first ext4 partition
@@ -206,15 +207,26 @@ do_optimize() {
 	     END { printf("files_compared=%d content_changed=%d files_added=%d\n", n, bad, added) }' \
 		"$r/hashes-before" "$r/hashes-after" > "$r/compare.txt"
 	tail -n 1 "$r/compare.txt" >> "$r/result.env"
-	grep -q '^CHANGED' "$r/compare.txt" && { log "FAIL: a file's content changed: $r/compare.txt"; fail=1; }
+	if grep '^CHANGED' "$r/compare.txt" >/dev/null; then
+		log "FAIL: a file's content changed: $r/compare.txt"
+		fail=1
+	fi
 	# no traced boot nor relayout on the booted machine: bootpack's loop not enabled
 	local w
-	w=$(debugfs -c -R "ls -p /etc/systemd/system/multi-user.target.wants" "$OPT?offset=$off" 2>/dev/null |
-		awk -F/ '{ print $6 }' | grep '^bootpack' | tr '\n' ' ')
+	w=$(for t in sysinit multi-user; do
+		debugfs -c -R "ls -p /etc/systemd/system/$t.target.wants" "$OPT?offset=$off" 2>/dev/null
+	done | awk -F/ '$6 ~ /^bootpack/ { printf "%s ", $6 }')
 	echo "units_enabled=$w" >> "$r/result.env"
 	case " $w" in
 	*" bootpack-loop.service "*) log "FAIL: bootpack-loop.service is enabled in the optimized image"; fail=1 ;;
+	*" bootpack-read.service "*) ;;
+	*) log "FAIL: bootpack-read.service is not enabled in the optimized image"; fail=1 ;;
 	esac
+	# and no loop state: no traced boot scheduled
+	if debugfs -c -R "stat /var/lib/bootpack/loop" "$OPT?offset=$off" 2>/dev/null | grep '^Inode:' >/dev/null; then
+		log "FAIL: the optimized image has a loop state (/var/lib/bootpack/loop)"
+		fail=1
+	fi
 	cat "$r/result.env" >&2
 	return $fail
 }
