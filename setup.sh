@@ -15,7 +15,7 @@ cd "$(dirname "$0")"
 BP_DEPS=(build-essential autoconf automake pkg-config libext2fs-dev comerr-dev
 	 libblkid-dev zlib1g-dev e2fsprogs util-linux dosfstools xz-utils procps
 	 valgrind jq python3 nbdkit nbdkit-plugin-dev python3-libnbd libnbd-bin fuse3 systemd
-	 bash-completion groff-base)
+	 bash-completion groff-base cpio)
 
 deps() {
 	local missing=() p

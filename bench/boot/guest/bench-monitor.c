@@ -20,7 +20,7 @@
  *     vCPU the host did not run for a while accounts none, and would look
  *     idle).
  * It then writes, between marker lines, to --out (the second serial port):
- * a summary (key=value), the samples, the kernel log, the trace buffer
+ * a summary (key=value), the samples, the kernel log, /proc/partitions, the trace buffer
  * (block events always; filemap events on a traced boot) and the CPU loop
  * timing (TCG factor); then sync(2) and reboot(RB_POWER_OFF).
  *
@@ -31,7 +31,9 @@
  * idle window that starts at or after it (a desktop that is not up yet is
  * not done, however idle it looks).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -72,6 +74,29 @@ static struct {
 };
 
 static int outfd = -1;
+/*
+ * /proc, /sys, tracefs and /dev as this process found them at its start,
+ * held open: an initramfs whose switch to the root deletes its own
+ * directories (initramfs-tools' run-init) detaches the mounts this
+ * namespace had on them, and a path would then lead nowhere.
+ */
+static int dir_proc = -1, dir_sys = -1, dir_trace = -1, dir_dev = -1;
+
+static int open_in(const char *path, int flags)
+{
+	static const struct { const char *prefix; int *dir; } map[] = {
+		{ "/sys/kernel/tracing/", &dir_trace }, { "/proc/", &dir_proc },
+		{ "/sys/", &dir_sys }, { "/dev/", &dir_dev },
+	};
+	size_t i, n;
+
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		n = strlen(map[i].prefix);
+		if (*map[i].dir >= 0 && !strncmp(path, map[i].prefix, n))
+			return openat(*map[i].dir, path + n, flags);
+	}
+	return open(path, flags);
+}
 static int fd_kmsg = -1;
 static uint64_t session_ns;	/* the session marker's kmsg time; 0: not seen */
 static struct sample *samples;
@@ -243,7 +268,7 @@ static void poll_session(void)
 	char *msg;
 
 	if (fd_kmsg < 0)
-		fd_kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		fd_kmsg = open_in("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd_kmsg < 0)
 		return;
 	while (!session_ns) {
@@ -266,7 +291,7 @@ static void dump_file(const char *path, const char *tag)
 {
 	char buf[65536];
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_in(path, O_RDONLY | O_CLOEXEC);
 
 	out("=== BENCH-BEGIN %s\n", tag);
 	if (fd >= 0) {
@@ -283,7 +308,7 @@ static void dump_kmsg(void)
 {
 	char buf[8192];
 	ssize_t n;
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int fd = open_in("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
 	out("=== BENCH-BEGIN kmsg\n");
 	if (fd >= 0) {
@@ -302,7 +327,7 @@ static void dump_kmsg(void)
 
 static void write_str(const char *path, const char *s)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int fd = open_in(path, O_WRONLY | O_CLOEXEC);
 
 	if (fd >= 0) {
 		/* best effort: the trace is read all the same */
@@ -350,7 +375,15 @@ static void report(long done)
 	    d->psi_full_us);
 	out("cpu_busy_ticks=%" PRIu64 "\ncpu_all_ticks=%" PRIu64 "\n", d->cpu_busy, d->cpu_all);
 	out("end_rd_ios=%" PRIu64 "\nend_rd_bytes=%" PRIu64 "\n", l->rd_ios, l->rd_sect * 512);
-	fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
+	snprintf(buf, sizeof(buf), "/sys/block/%s/queue/read_ahead_kb", opt.disk);
+	fd = open_in(buf, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		buf[n > 0 ? n : 0] = '\0';
+		out("read_ahead_kb=%s", n > 0 ? buf : "?\n");
+		close(fd);
+	}
+	fd = open_in("/proc/cmdline", O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		n = read(fd, buf, sizeof(buf) - 1);
 		buf[n > 0 ? n : 0] = '\0';
@@ -373,6 +406,8 @@ static void report(long done)
 	out("=== BENCH-END samples\n");
 
 	dump_kmsg();
+	/* the boot disk's partitions and their MAJ:MIN (bootpack image) */
+	dump_file("/proc/partitions", "partitions");
 	if (opt.dump_trace) {
 		write_str("/sys/kernel/tracing/tracing_on", "0");
 		dump_file("/sys/kernel/tracing/per_cpu/cpu0/stats", "trace-stats");
@@ -398,6 +433,10 @@ static void setup_ns(void)
 		mount("sysfs", "/sys", "sysfs", 0, NULL);
 	if (stat("/sys/kernel/tracing/trace", &st) != 0)
 		mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
+	dir_proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dir_sys = open("/sys", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dir_trace = open("/sys/kernel/tracing", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dir_dev = open("/dev", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
 static void usage(void)
