@@ -69,6 +69,9 @@ struct bp_ext2_run {
 /* Called for each run; a nonzero return stops the walk and is its result. */
 typedef errcode_t (*bp_ext2_run_fn)(const struct bp_ext2_run *r, void *priv);
 
+/* Whether the file has blocks at all (not inline data, not a fast symlink). */
+int bp_ext2_has_blocks(ext2_filsys fs, struct ext2_inode_large *in);
+
 #define BP_EXT2_WALK_META	0x1	/* also TREE and IND runs */
 
 /*

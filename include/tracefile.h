@@ -44,6 +44,7 @@
 #include <stdint.h>
 
 #include "bperr.h"
+#include "fileid.h"
 
 #define BP_TRACE_VERSION 1
 #define BP_PHYS_NONE UINT64_MAX
@@ -72,6 +73,13 @@ struct bp_trace_file {
 	struct bp_trace_range *ranges;
 	size_t nranges;
 };
+
+/* The file's identity as the trace recorded it (seconds only: no nanoseconds). */
+static inline struct bp_file_id bp_trace_file_id(const struct bp_trace_file *f)
+{
+	return (struct bp_file_id){ .ino = f->ino, .generation = f->generation, .size = f->size,
+				    .mtime_sec = f->mtime };
+}
 
 struct bp_trace_hdr {
 	char uuid[37];

@@ -140,14 +140,19 @@ static int blk_cb(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt, blk64_
 	return 0;
 }
 
+int bp_ext2_has_blocks(ext2_filsys fs, struct ext2_inode_large *in)
+{
+	return !(in->i_flags & EXT4_INLINE_DATA_FL) &&
+	       ext2fs_inode_has_valid_blocks2(fs, (struct ext2_inode *)in);
+}
+
 errcode_t bp_ext2_file_walk(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode_large *in,
 			    unsigned int flags, bp_ext2_run_fn fn, void *priv)
 {
 	struct blk_walk w = { .fn = fn, .priv = priv };
 	errcode_t rc;
 
-	if ((in->i_flags & EXT4_INLINE_DATA_FL) ||
-	    !ext2fs_inode_has_valid_blocks2(fs, (struct ext2_inode *)in))
+	if (!bp_ext2_has_blocks(fs, in))
 		return 0;	/* the data lives in the inode: no blocks */
 	if (in->i_flags & EXT4_EXTENTS_FL)
 		return walk_extents(fs, ino, in, flags, fn, priv);

@@ -3,7 +3,8 @@
  * bootset.c --- the boot stream: trace ranges resolved to blocks, in read order
  *
  * Paths are resolved with libext2fs on this filesystem (the trace's phys
- * column is only a hint); generation and size must match the trace. Holes,
+ * column is only a hint); the file must be the traced one by the rule of
+ * fileid.h (inode, generation, size, mtime; bp_file_compare()). Holes,
  * unwritten extents, inline data and special inodes contribute nothing.
  *
  * Order: first access, piece by piece. Each traced range of a file becomes
@@ -47,6 +48,7 @@
 
 #include "bp_et.h"
 #include "contig.h"
+#include "ext2file.h"
 #include "fspath.h"
 #include "rl-int.h"
 #include "rl-pieces.h"
@@ -359,6 +361,7 @@ static errcode_t resolve_file(struct rl_stream *s, struct pieces *p,
 			      int *ret)
 {
 	struct ext2_inode_large inode;
+	struct bp_file_id id, then;
 	char path[BP_TRACE_PATH_MAX + 1];
 	ext2_ino_t ino;
 	uint32_t idx;
@@ -377,15 +380,15 @@ static errcode_t resolve_file(struct rl_stream *s, struct pieces *p,
 		*ret = s->items[found].skipped ? -1 : found;
 		return 0;
 	}
-	rc = ext2fs_read_inode_full(s->fs, ino, (struct ext2_inode *)&inode, sizeof(inode));
+	rc = bp_ext2_file_read(s->fs, ino, &inode, &id);
 	if (rc)
 		return rc;
 	if (!LINUX_S_ISREG(inode.i_mode) || found >= 0) {
 		s->skipped[BP_RL_SKIP_NOT_REGULAR]++;
 		return 0;
 	}
-	if (ino != f->ino || inode.i_generation != f->generation ||
-	    EXT2_I_SIZE(&inode) != f->size) {
+	then = bp_trace_file_id(f);
+	if (bp_file_compare(&id, &then, 0) != BP_FILE_SAME) {
 		s->skipped[BP_RL_SKIP_CHANGED]++;
 		return 0;
 	}

@@ -3,7 +3,7 @@
  * items.c --- the boot stream's items (files and directories) and segments
  *
  * An item is an inode with its block map (extents or indirect blocks) read
- * once with libext2fs; a segment is a run of the stream: data, an indirect
+ * once with bp_ext2_file_walk() (lib/ext2file.c); a segment is a run of the stream: data, an indirect
  * block, an item's new extent-tree slot or its xattr block.
  */
 #include <errno.h>
@@ -13,6 +13,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "bp_et.h"
+#include "ext2file.h"
 #include "rl-int.h"
 
 #define RL_MAX_ITEMS (1u << 22)
@@ -115,72 +116,37 @@ static errcode_t push_run(struct rl_item *it, size_t *alloc, blk64_t lblk, blk64
 	return 0;
 }
 
-static errcode_t load_extents(ext2_filsys fs, struct rl_item *it, struct ext2_inode *inode)
-{
-	ext2_extent_handle_t h;
-	struct ext2fs_extent e;
-	size_t amap = 0, atree = 0;
-	errcode_t rc;
-	int op = EXT2_EXTENT_ROOT;
-
-	rc = ext2fs_extent_open2(fs, it->ino, inode, &h);
-	if (rc)
-		return rc;
-	for (;;) {
-		rc = ext2fs_extent_get(h, op, &e);
-		op = EXT2_EXTENT_NEXT;
-		if (rc == EXT2_ET_EXTENT_NO_NEXT || rc == EXT2_ET_NO_CURRENT_NODE) {
-			rc = 0;
-			break;
-		}
-		if (rc)
-			break;
-		if (e.e_flags & EXT2_EXTENT_FLAGS_LEAF) {
-			if (!e.e_len)
-				continue;
-			rc = push_run(it, &amap, e.e_lblk, e.e_pblk, e.e_len,
-				      !!(e.e_flags & EXT2_EXTENT_FLAGS_UNINIT));
-		} else if (!(e.e_flags & EXT2_EXTENT_FLAGS_SECOND_VISIT)) {
-			if (rl_grow((void **)&it->tree, &atree, it->ntree + 1, sizeof(blk64_t))) {
-				rc = ENOMEM;
-			} else {
-				it->tree[it->ntree++] = e.e_pblk;
-			}
-		}
-		if (rc)
-			break;
-	}
-	ext2fs_extent_free(h);
-	return rc;
-}
-
-struct ind_walk {
+struct load {
 	struct rl_item *it;
-	size_t amap;
-	errcode_t rc;
+	size_t amap, atree;
 };
 
-static int ind_cb(ext2_filsys fs _unused_, blk64_t *blocknr, e2_blkcnt_t blockcnt,
-		  blk64_t ref_blk _unused_, int ref_offset _unused_, void *priv)
+static errcode_t load_run(const struct bp_ext2_run *r, void *priv)
 {
-	struct ind_walk *w = priv;
+	struct load *l = priv;
+	struct rl_item *it = l->it;
 
-	/* Indirect blocks: lblk holds the level (1 IND, 2 DIND, 3 TIND). */
-	if (blockcnt < 0)
-		w->rc = push_run(w->it, &w->amap, (blk64_t)-blockcnt, *blocknr, 1, RL_IND_MARK);
-	else
-		w->rc = push_run(w->it, &w->amap, (blk64_t)blockcnt, *blocknr, 1, 0);
-	return w->rc ? BLOCK_ABORT : 0;
+	switch (r->kind) {
+	case BP_EXT2_TREE:
+		if (rl_grow((void **)&it->tree, &l->atree, it->ntree + 1, sizeof(blk64_t)))
+			return ENOMEM;
+		it->tree[it->ntree++] = r->pblk;
+		return 0;
+	case BP_EXT2_IND:	/* lblk holds the level (1 IND, 2 DIND, 3 TIND) */
+		return push_run(it, &l->amap, r->lblk, r->pblk, 1, RL_IND_MARK);
+	default:
+		return push_run(it, &l->amap, r->lblk, r->pblk, r->len, r->kind == BP_EXT2_UNINIT);
+	}
 }
 
 /* Read the inode and its current mapping. 0 or an error; it->skipped set if unusable. */
 static errcode_t load_item(ext2_filsys fs, struct rl_item *it, int any)
 {
 	struct ext2_inode_large inode;
-	struct ind_walk w = { .it = it };
+	struct load l = { .it = it };
 	errcode_t rc;
 
-	rc = ext2fs_read_inode_full(fs, it->ino, (struct ext2_inode *)&inode, sizeof(inode));
+	rc = bp_ext2_read_inode(fs, it->ino, &inode);
 	if (rc)
 		return rc;
 	it->size = EXT2_I_SIZE(&inode);
@@ -201,20 +167,13 @@ static errcode_t load_item(ext2_filsys fs, struct rl_item *it, int any)
 		if (owned)
 			it->ea_blk = acl;
 	}
-	if ((inode.i_flags & EXT4_INLINE_DATA_FL) ||
-	    !ext2fs_inode_has_valid_blocks2(fs, (struct ext2_inode *)&inode)) {
+	if (!bp_ext2_has_blocks(fs, &inode)) {
 		it->skipped = 1;
 		it->skip = BP_RL_SKIP_NO_BLOCKS;
 		return 0;
 	}
-	if (inode.i_flags & EXT4_EXTENTS_FL) {
-		if (!ext2fs_has_feature_extents(fs->super))
-			return EXT2_ET_EXTENT_NOT_SUPPORTED;
-		it->extents = 1;
-		return load_extents(fs, it, (struct ext2_inode *)&inode);
-	}
-	rc = ext2fs_block_iterate3(fs, it->ino, BLOCK_FLAG_READ_ONLY, NULL, ind_cb, &w);
-	return rc ? rc : w.rc;
+	it->extents = !!(inode.i_flags & EXT4_EXTENTS_FL);
+	return bp_ext2_file_walk(fs, it->ino, &inode, BP_EXT2_WALK_META, load_run, &l);
 }
 
 int rl_item_find(const struct rl_stream *s, ext2_ino_t ino)
