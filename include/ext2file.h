@@ -52,6 +52,14 @@ void bp_ext2_file_id(const struct ext2_inode_large *in, unsigned int inode_size,
 errcode_t bp_ext2_file_read(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode_large *in,
 			    struct bp_file_id *id);
 
+/*
+ * Is inode then->ino still the file then names? 1 when it is in use, a
+ * regular file and bp_file_compare(now, then, how) finds nothing changed;
+ * 0 otherwise or when it cannot be read. *in holds the inode as read.
+ */
+int bp_ext2_file_unchanged(ext2_filsys fs, const struct bp_file_id *then, unsigned int how,
+			   struct ext2_inode_large *in);
+
 enum bp_ext2_kind {
 	BP_EXT2_DATA,
 	BP_EXT2_UNINIT,

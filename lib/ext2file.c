@@ -49,6 +49,18 @@ errcode_t bp_ext2_file_read(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode_la
 	return rc;
 }
 
+int bp_ext2_file_unchanged(ext2_filsys fs, const struct bp_file_id *then, unsigned int how,
+			   struct ext2_inode_large *in)
+{
+	struct bp_file_id now;
+
+	if (!then->ino || then->ino > fs->super->s_inodes_count ||
+	    bp_ext2_file_read(fs, (ext2_ino_t)then->ino, in, &now))
+		return 0;
+	return in->i_links_count && !in->i_dtime && LINUX_S_ISREG(in->i_mode) &&
+	       bp_file_compare(&now, then, how) == BP_FILE_SAME;
+}
+
 static errcode_t walk_extents(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode_large *in,
 			      unsigned int flags, bp_ext2_run_fn fn, void *priv)
 {
