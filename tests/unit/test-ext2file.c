@@ -3,20 +3,25 @@
  * test-ext2file.c --- lib/ext2file.c and fileid.h: the mtime's nanoseconds
  * read only where the inode includes i_mtime_extra (i_extra_isize 8: not;
  * 12 and more: yes; 128-byte inodes: never); the staleness rule with and
- * without nanoseconds and generation; the walk of an extent-mapped file
- * (holes, an unwritten extent, a tree block), a block-mapped file (its
- * indirect block before the blocks it maps) and an inline-data file (no
- * run), on a small filesystem built here with libext2fs (the mappings set
- * with ext2fs_bmap2(), not with the code under test)
+ * without nanoseconds and generation, also as the reader applies it to an
+ * open file and a pack entry (COMPAT_MTIME_NSEC on and off); the walk of
+ * an extent-mapped file (holes, an unwritten extent, a tree block), a
+ * block-mapped file (its indirect block before the blocks it maps) and an
+ * inline-data file (no run), on a small filesystem built here with
+ * libext2fs (the mappings set with ext2fs_bmap2(), not with the code under
+ * test)
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <ext2fs/ext2fs.h>
 
 #include "ext2file.h"
+#include "fileid-fd.h"
+#include "pack-parse.h"
 #include "unit.h"
 
 #define NSEC 123456789u
@@ -78,6 +83,42 @@ static void test_compare(void)
 	CHECK(bp_file_compare(&a, &b, BP_FILE_CMP_NO_GEN) == BP_FILE_SIZE);
 	b.ino++;	/* the first difference in rule order names the change */
 	CHECK(bp_file_compare(&a, &b, 0) == BP_FILE_INODE);
+}
+
+/* The reader's side: an open file's identity against a pack entry, COMPAT_MTIME_NSEC on and off. */
+static void test_reader_side(void)
+{
+	char path[] = "/tmp/bp-test-fileid.XXXXXX";
+	struct bp_pack_entry e = { 0 };
+	struct bp_file_id now, then;
+	struct stat st;
+	unsigned int how;
+	int fd = mkstemp(path);
+
+	if (fd < 0 || write(fd, "abc", 3) != 3 || fstat(fd, &st) < 0) {
+		perror(path);
+		exit(EXIT_FAILURE);
+	}
+	how = bp_file_id_fd(-1, &st, &now);	/* no descriptor: no generation */
+	CHECK(how == BP_FILE_CMP_NO_GEN && now.ino == st.st_ino && now.size == 3);
+	e.ino = (uint32_t)st.st_ino;
+	e.size = 3;
+	e.mtime_sec = st.st_mtim.tv_sec;
+	e.mtime_nsec = (uint32_t)st.st_mtim.tv_nsec ^ 1;	/* another nanosecond */
+	then = bp_pack_entry_id(&e);
+	CHECK(bp_pack_id_cmp(0) == 0);
+	CHECK(bp_pack_id_cmp(BP_PACK_COMPAT_MTIME_NSEC) == BP_FILE_CMP_NSEC);
+	CHECK(bp_file_compare(&now, &then, how | bp_pack_id_cmp(0)) == BP_FILE_SAME);
+	CHECK(bp_file_compare(&now, &then, how | bp_pack_id_cmp(BP_PACK_COMPAT_MTIME_NSEC)) ==
+	      BP_FILE_MTIME);
+	how = bp_file_id_fd(fd, &st, &now);	/* with it: the generation, where /tmp keeps one */
+	if (!how) {
+		e.generation = now.generation + 1;
+		then = bp_pack_entry_id(&e);
+		CHECK(bp_file_compare(&now, &then, how) == BP_FILE_GENERATION);
+	}
+	close(fd);
+	unlink(path);
 }
 
 /* --- a small filesystem --- */
@@ -271,6 +312,7 @@ int main(void)
 
 	test_identity();
 	test_compare();
+	test_reader_side();
 
 	add_error_table(&et_ext2_error_table);
 	fd = mkstemp(path);
