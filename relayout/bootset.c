@@ -572,6 +572,10 @@ void rl_stream_free(struct rl_stream *s)
 	}
 	free(s->items);
 	free(s->segs);
+	if (s->ow) {
+		rl_owners_free(s->ow);
+		free(s->ow);
+	}
 	memset(s, 0, sizeof(*s));
 }
 

@@ -112,7 +112,7 @@ static errcode_t choose_window(const struct rl_stream *s, blk64_t n, blk64_t fix
 	uint64_t cost = 0;
 	errcode_t rc;
 
-	rc = rl_window_choose(s->fs, n + RL_EVICT_SLACK, fixed, start, span, &cost, err);
+	rc = rl_window_choose(s->fs, s->ow, n + RL_EVICT_SLACK, fixed, start, span, &cost, err);
 	if (rc)
 		return rc;
 	rep->needs_eviction = 1;

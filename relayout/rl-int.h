@@ -89,6 +89,7 @@ struct rl_stream {
 	uint64_t files_traced, files, dirs;
 	uint64_t skipped[BP_RL_SKIP_NR];
 	int move_ea;		/* boot stream: an item's xattr block comes first */
+	struct rl_owners *ow;	/* the ownership map (owner.c), for eviction; freed with s */
 };
 
 /*
@@ -106,16 +107,27 @@ errcode_t rl_open(const char *device, io_manager io, int rw, ext2_filsys *ret,
 		  struct bp_err *err);
 
 /* owner.c: one walk of every in-use inode, refusing any contradiction */
+struct rl_orun {
+	blk64_t blk, len;		/* blocks [blk, blk+len) ... */
+	ext2_ino_t ino;			/* ... belong to this inode (data, tree or indirect) */
+};
 struct rl_owners {
 	ext2fs_block_bitmap meta;	/* fixed metadata (superblocks, GDT, bitmaps, itables) */
 	ext2fs_block_bitmap used;	/* meta + every block an in-use inode references */
 	ext2fs_block_bitmap ea;		/* xattr blocks (may be shared) */
 	ext2fs_block_bitmap ea_shared;	/* xattr blocks referenced by more than one inode */
+	ext2fs_block_bitmap imm;	/* no relayout moves them: meta, xattr blocks, and the
+					   blocks of special inodes (journal, resize, quota...) */
+	struct rl_orun *runs;		/* the other inodes' blocks, by block number */
+	size_t nruns, aruns;
 	uint64_t inodes, blocks;	/* in-use inodes walked, blocks they claim */
 };
 errcode_t rl_owners_build(ext2_filsys fs, const char *device, struct rl_owners *ow,
 			  struct bp_err *err);
 void rl_owners_free(struct rl_owners *ow);
+/* The movable inodes owning blocks in [start, end), ascending, each once (*ret malloc'd). */
+errcode_t rl_owners_in(const struct rl_owners *ow, blk64_t start, blk64_t end, ext2_ino_t **ret,
+		       size_t *n);
 
 /* validate.c: the built and planned stream against the ownership map */
 errcode_t rl_validate_plan(const struct rl_stream *s, const struct rl_owners *ow,
@@ -229,16 +241,17 @@ uint64_t rl_stream_discontig_fixed(const struct rl_stream *s, int planned,
 
 /* evict.c */
 /* n blocks besides the fixed metadata the window steps over; its length in *span. */
-errcode_t rl_window_choose(ext2_filsys fs, blk64_t n, blk64_t fixed, blk64_t *start,
-			   blk64_t *span, uint64_t *cost, struct bp_err *err);
+errcode_t rl_window_choose(ext2_filsys fs, const struct rl_owners *ow, blk64_t n, blk64_t fixed,
+			   blk64_t *start, blk64_t *span, uint64_t *cost, struct bp_err *err);
 /*
  * After the eviction epoch, the window blocks nothing references any more are
  * marked in spare. BP_ET_CANCELED: stopped before any commit, targets freed.
  */
-errcode_t rl_evict(ext2_filsys fs, blk64_t ws, blk64_t wlen, const struct bp_relayout_opts *o,
-		   struct bp_relayout_report *rep, ext2fs_block_bitmap spare, struct bp_err *err);
+errcode_t rl_evict(ext2_filsys fs, const struct rl_owners *ow, blk64_t ws, blk64_t wlen,
+		   const struct bp_relayout_opts *o, struct bp_relayout_report *rep,
+		   ext2fs_block_bitmap spare, struct bp_err *err);
 /* Plan the eviction on a copy of the bitmap, changing nothing: can it be done? */
-errcode_t rl_evict_trial(ext2_filsys fs, blk64_t ws, blk64_t wlen,
+errcode_t rl_evict_trial(ext2_filsys fs, const struct rl_owners *ow, blk64_t ws, blk64_t wlen,
 			 const struct bp_relayout_opts *o, uint64_t *moved, struct bp_err *err);
 #define RL_EVICT_SLACK 16	/* extra window blocks: leaf counts may change after eviction */
 
