@@ -71,7 +71,7 @@ struct bp_trace_file {
 	char *path;
 	uint64_t first_ns;	/* min over ranges */
 	struct bp_trace_range *ranges;
-	size_t nranges;
+	size_t nranges, aranges;	/* aranges: allocated (bp_array_reserve) */
 };
 
 /* The file's identity as the trace recorded it (seconds only: no nanoseconds). */
@@ -95,9 +95,9 @@ struct bp_trace_hdr {
 struct bp_trace {
 	struct bp_trace_hdr hdr;
 	struct bp_trace_file *files;	/* sorted by first_ns, then ino */
-	size_t nfiles;
+	size_t nfiles, afiles;		/* afiles, ameta: allocated (bp_array_reserve) */
 	struct bp_trace_meta *meta;	/* sorted by offset */
-	size_t nmeta;
+	size_t nmeta, ameta;
 };
 
 /* One file range, seen in first-access order across all files. */

@@ -46,6 +46,7 @@
 
 #include <ext2fs/ext2fs.h>
 
+#include "array.h"
 #include "bp_et.h"
 #include "contig.h"
 #include "ext2file.h"
@@ -105,7 +106,7 @@ static errcode_t tr_add(struct rl_stream *s, uint32_t idx, blk64_t a, blk64_t b,
 
 	if (a >= b)
 		return 0;
-	if (rl_grow((void **)&it->tr, &it->atr, it->ntr + 1, sizeof(*it->tr)))
+	if (bp_array_reserve((void **)&it->tr, &it->atr, it->ntr, sizeof(*it->tr), 16))
 		return ENOMEM;
 	it->tr[it->ntr++] = (struct rl_trange){ .a = a, .b = b, .rank = rank };
 	return 0;

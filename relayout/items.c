@@ -12,34 +12,18 @@
 
 #include <ext2fs/ext2fs.h>
 
+#include "array.h"
 #include "bp_et.h"
 #include "ext2file.h"
 #include "rl-int.h"
 
 #define RL_MAX_ITEMS (1u << 22)
 
-errcode_t rl_grow(void **p, size_t *alloc, size_t need, size_t size)
-{
-	size_t n = *alloc ? *alloc : 16;
-	void *q;
-
-	if (need <= *alloc)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * size);
-	if (!q)
-		return ENOMEM;
-	*p = q;
-	*alloc = n;
-	return 0;
-}
-
 errcode_t rl_item_add_seg(struct rl_stream *s, uint32_t item, size_t seg)
 {
 	struct rl_item *it = &s->items[item];
 
-	if (rl_grow((void **)&it->segs, &it->asegs, it->nsegs + 1, sizeof(size_t)))
+	if (bp_array_reserve((void **)&it->segs, &it->asegs, it->nsegs, sizeof(size_t), 16))
 		return ENOMEM;
 	it->segs[it->nsegs++] = seg;
 	return 0;
@@ -51,7 +35,7 @@ errcode_t rl_push_slots(struct rl_stream *s, uint32_t item)
 	struct rl_item *it = &s->items[item];
 
 	if (s->move_ea && it->ea_blk && it->ea_seg == SIZE_MAX) {
-		if (rl_grow((void **)&s->segs, &s->asegs, s->nsegs + 1, sizeof(*s->segs)))
+		if (bp_array_reserve((void **)&s->segs, &s->asegs, s->nsegs, sizeof(*s->segs), 16))
 			return ENOMEM;
 		s->segs[s->nsegs] = (struct rl_seg){
 			.item = item, .kind = RL_SEG_EA, .src = it->ea_blk, .len = 1,
@@ -59,7 +43,7 @@ errcode_t rl_push_slots(struct rl_stream *s, uint32_t item)
 		it->ea_seg = s->nsegs++;
 	}
 	if (it->extents && it->tree_seg == SIZE_MAX) {
-		if (rl_grow((void **)&s->segs, &s->asegs, s->nsegs + 1, sizeof(*s->segs)))
+		if (bp_array_reserve((void **)&s->segs, &s->asegs, s->nsegs, sizeof(*s->segs), 16))
 			return ENOMEM;
 		s->segs[s->nsegs] = (struct rl_seg){ .item = item, .kind = RL_SEG_TREE };
 		it->tree_seg = s->nsegs++;
@@ -85,7 +69,7 @@ errcode_t rl_push_seg(struct rl_stream *s, uint32_t item, int kind, blk64_t lblk
 		last->len += len;
 		return 0;
 	}
-	if (rl_grow((void **)&s->segs, &s->asegs, s->nsegs + 1, sizeof(*s->segs)))
+	if (bp_array_reserve((void **)&s->segs, &s->asegs, s->nsegs, sizeof(*s->segs), 16))
 		return ENOMEM;
 	s->segs[s->nsegs] = (struct rl_seg){
 		.item = item, .kind = kind, .lblk = lblk, .src = src, .len = len, .dst = dst,
@@ -108,7 +92,7 @@ static errcode_t push_run(struct rl_item *it, size_t *alloc, blk64_t lblk, blk64
 		last->len += len;
 		return 0;
 	}
-	if (rl_grow((void **)&it->map, alloc, it->nmap + 1, sizeof(*it->map)))
+	if (bp_array_reserve((void **)&it->map, alloc, it->nmap, sizeof(*it->map), 16))
 		return ENOMEM;
 	it->map[it->nmap++] = (struct rl_run){
 		.lblk = lblk, .pblk = pblk, .len = (uint32_t)len, .uninit = (uint8_t)flag,
@@ -128,7 +112,7 @@ static errcode_t load_run(const struct bp_ext2_run *r, void *priv)
 
 	switch (r->kind) {
 	case BP_EXT2_TREE:
-		if (rl_grow((void **)&it->tree, &l->atree, it->ntree + 1, sizeof(blk64_t)))
+		if (bp_array_reserve((void **)&it->tree, &l->atree, it->ntree, sizeof(blk64_t), 16))
 			return ENOMEM;
 		it->tree[it->ntree++] = r->pblk;
 		return 0;
@@ -194,7 +178,7 @@ static errcode_t item_new2(struct rl_stream *s, ext2_ino_t ino, int is_dir, int 
 
 	if (s->nitems >= RL_MAX_ITEMS)
 		return EFBIG;
-	if (rl_grow((void **)&s->items, &s->aitems, s->nitems + 1, sizeof(*s->items)))
+	if (bp_array_reserve((void **)&s->items, &s->aitems, s->nitems, sizeof(*s->items), 16))
 		return ENOMEM;
 	it = &s->items[s->nitems];
 	memset(it, 0, sizeof(*it));

@@ -152,8 +152,6 @@ typedef void (*rl_run_fn)(void *ctx, blk64_t start, blk64_t len);
 void rl_stream_walk(const struct rl_stream *s, int planned, rl_run_fn fn, void *ctx);
 /* Discontiguities (runs - 1) and total blocks of a walk. */
 uint64_t rl_stream_discontig(const struct rl_stream *s, int planned, uint64_t *blocks);
-/* Make room in a growing array for need elements of size bytes. */
-errcode_t rl_grow(void **p, size_t *alloc, size_t need, size_t size);
 errcode_t rl_item_add_seg(struct rl_stream *s, uint32_t item, size_t seg);
 /* The item's xattr block and new extent-tree slot, once, before its first block. */
 errcode_t rl_push_slots(struct rl_stream *s, uint32_t item);

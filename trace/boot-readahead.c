@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "c.h"
 #include "log.h"
 #include "smallfile.h"
 #include "trace-cli.h"
@@ -44,7 +45,7 @@ static int queue_dir(uint32_t kdev, char *dir, size_t len)
 	char probe[300];
 	size_t i;
 
-	for (i = 0; i < sizeof(up) / sizeof(up[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(up); i++) {
 		snprintf(dir, len, "/sys/dev/block/%u:%u/%squeue", BP_KDEV_MAJOR(kdev),
 			 BP_KDEV_MINOR(kdev), up[i]);
 		snprintf(probe, sizeof(probe), "%s/read_ahead_kb", dir);

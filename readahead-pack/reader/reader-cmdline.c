@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "c.h"
 #include "reader.h"
 #include "smallfile.h"
 #include "strutils.h"
@@ -33,7 +34,7 @@ static int is_off(const char *v, size_t len)
 	static const char *const offs[] = { "off", "0", "no", "false" };
 	size_t i;
 
-	for (i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(offs); i++)
 		if (strlen(offs[i]) == len && strncmp(v, offs[i], len) == 0)
 			return 1;
 	return 0;

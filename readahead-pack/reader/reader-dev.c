@@ -38,6 +38,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "c.h"
 #include "reader.h"
 #include "smallfile.h"
 
@@ -178,7 +179,7 @@ int bp_reader_private_node(mode_t type, dev_t want, int flags)
 	 */
 	if (!all_private)
 		return -EPERM;
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
 		if (mount("bootpack", dirs[i], "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=0700") < 0)
 			continue;
 		mfd = open(dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -280,7 +281,7 @@ static int queue_attr(unsigned int major, unsigned int minor, int as_init, const
 				return dirfd;
 		}
 	}
-	for (i = 0; i < sizeof(up) / sizeof(up[0]) && fd < 0; i++) {
+	for (i = 0; i < ARRAY_SIZE(up) && fd < 0; i++) {
 		snprintf(path, sizeof(path), "%sdev/block/%u:%u/%squeue/%s",
 			 dirfd == AT_FDCWD ? "/sys/" : "", major, minor, up[i], name);
 		fd = openat(dirfd, path, flags | O_CLOEXEC);
