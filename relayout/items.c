@@ -81,20 +81,20 @@ errcode_t rl_push_seg(struct rl_stream *s, uint32_t item, int kind, blk64_t lblk
 	return 0;
 }
 
-static errcode_t push_run(struct rl_item *it, size_t *alloc, blk64_t lblk, blk64_t pblk,
-			  blk64_t len, int flag)
+errcode_t rl_run_push(struct rl_run **v, size_t *n, size_t *alloc, blk64_t lblk, blk64_t pblk,
+		      blk64_t len, int flag)
 {
-	struct rl_run *last = it->nmap ? &it->map[it->nmap - 1] : NULL;
+	struct rl_run *last = *n ? &(*v)[*n - 1] : NULL;
 
 	if (flag != RL_IND_MARK && last && last->uninit == flag &&
 	    last->lblk + last->len == lblk && last->pblk + last->len == pblk &&
 	    last->len + len <= (flag ? EXT_UNINIT_MAX_LEN : EXT_INIT_MAX_LEN)) {
-		last->len += len;
+		last->len += (uint32_t)len;
 		return 0;
 	}
-	if (bp_array_reserve((void **)&it->map, alloc, it->nmap, sizeof(*it->map), 16))
+	if (bp_array_reserve((void **)v, alloc, *n, sizeof(**v), 16))
 		return ENOMEM;
-	it->map[it->nmap++] = (struct rl_run){
+	(*v)[(*n)++] = (struct rl_run){
 		.lblk = lblk, .pblk = pblk, .len = (uint32_t)len, .uninit = (uint8_t)flag,
 	};
 	return 0;
@@ -117,9 +117,10 @@ static errcode_t load_run(const struct bp_ext2_run *r, void *priv)
 		it->tree[it->ntree++] = r->pblk;
 		return 0;
 	case BP_EXT2_IND:	/* lblk holds the level (1 IND, 2 DIND, 3 TIND) */
-		return push_run(it, &l->amap, r->lblk, r->pblk, 1, RL_IND_MARK);
+		return rl_run_push(&it->map, &it->nmap, &l->amap, r->lblk, r->pblk, 1, RL_IND_MARK);
 	default:
-		return push_run(it, &l->amap, r->lblk, r->pblk, r->len, r->kind == BP_EXT2_UNINIT);
+		return rl_run_push(&it->map, &it->nmap, &l->amap, r->lblk, r->pblk, r->len,
+				   r->kind == BP_EXT2_UNINIT);
 	}
 }
 

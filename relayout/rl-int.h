@@ -153,6 +153,13 @@ void rl_stream_walk(const struct rl_stream *s, int planned, rl_run_fn fn, void *
 /* Discontiguities (runs - 1) and total blocks of a walk. */
 uint64_t rl_stream_discontig(const struct rl_stream *s, int planned, uint64_t *blocks);
 errcode_t rl_item_add_seg(struct rl_stream *s, uint32_t item, size_t seg);
+/*
+ * Append a run to a map (*v, *n, capacity *alloc), joined to the last one
+ * when both are contiguous, of one kind (flag: 0 written, 1 unwritten) and
+ * fit one extent; RL_IND_MARK runs (indirect blocks) are never joined.
+ */
+errcode_t rl_run_push(struct rl_run **v, size_t *n, size_t *alloc, blk64_t lblk, blk64_t pblk,
+		      blk64_t len, int flag);
 /* The item's xattr block and new extent-tree slot, once, before its first block. */
 errcode_t rl_push_slots(struct rl_stream *s, uint32_t item);
 /* The item of inode ino, or -1. */
