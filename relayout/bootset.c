@@ -59,7 +59,7 @@
 /*
  * Emission phases: the blocks the reader reads through the block device
  * (directories, indirect blocks, extent-tree slots, xattr blocks) first,
- * then file data; see rl_stream_build2().
+ * then file data; see rl_stream_build_opts().
  */
 enum { EMIT_META, EMIT_DATA };
 
@@ -418,8 +418,8 @@ static errcode_t resolve_file(struct rl_stream *s, struct pieces *p,
 	return 0;
 }
 
-errcode_t rl_stream_build2(ext2_filsys fs, const struct bp_trace *t, const struct rl_build *how,
-			   struct rl_stream *s, struct bp_err *err)
+errcode_t rl_stream_build_opts(ext2_filsys fs, const struct bp_trace *t,
+			       const struct rl_build *how, struct rl_stream *s, struct bp_err *err)
 {
 	int whole_files = how->whole_files;
 	uint64_t min_piece = how->min_piece ? how->min_piece : RL_MIN_PIECE_BYTES;
@@ -555,7 +555,7 @@ errcode_t rl_stream_build(ext2_filsys fs, const struct bp_trace *t, int whole_fi
 {
 	struct rl_build b = { .whole_files = whole_files };
 
-	return rl_stream_build2(fs, t, &b, s, err);
+	return rl_stream_build_opts(fs, t, &b, s, err);
 }
 
 void rl_stream_free(struct rl_stream *s)

@@ -94,7 +94,7 @@ static errcode_t open_and_plan(const struct bp_relayout_opts *o, io_manager io, 
 		goto fail;
 	rl_progress(o, BP_RL_PASS_PLAN, "Planning", 1, 3);
 	rl_readwatch_start(fs, &w);
-	rc = rl_stream_build2(fs, o->trace, &b, s, err);
+	rc = rl_stream_build_opts(fs, o->trace, &b, s, err);
 	if (!rc)
 		rc = rl_readwatch_check(fs, &w, o->device, err);
 	if (rc)
@@ -217,7 +217,7 @@ static errcode_t apply(ext2_filsys fs, struct rl_stream *s, const struct bp_rela
 	ow = s->ow;
 	s->ow = NULL;
 	rl_stream_free(s);
-	rc = rl_stream_build2(fs, o->trace, &b, s, err);
+	rc = rl_stream_build_opts(fs, o->trace, &b, s, err);
 	s->ow = ow;
 	if (rc)
 		goto out;

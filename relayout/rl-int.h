@@ -144,8 +144,8 @@ struct rl_build {
 	const char *const *first;	/* bp_relayout_opts.first */
 	size_t nfirst;
 };
-errcode_t rl_stream_build2(ext2_filsys fs, const struct bp_trace *t, const struct rl_build *b,
-			   struct rl_stream *s, struct bp_err *err);
+errcode_t rl_stream_build_opts(ext2_filsys fs, const struct bp_trace *t, const struct rl_build *b,
+			       struct rl_stream *s, struct bp_err *err);
 void rl_stream_free(struct rl_stream *s);
 /* Physical runs of the stream as it is now (before) or as planned (after). */
 typedef void (*rl_run_fn)(void *ctx, blk64_t start, blk64_t len);
