@@ -543,7 +543,8 @@ errcode_t rl_owners_build(ext2_filsys fs, const char *device, struct rl_owners *
 		return refuse(&w, device, err);
 	}
 	/* Each block is claimed once: the runs do not overlap, so they sort by start. */
-	qsort(ow->runs, ow->nruns, sizeof(*ow->runs), cmp_orun);
+	if (ow->nruns)
+		qsort(ow->runs, ow->nruns, sizeof(*ow->runs), cmp_orun);
 	return 0;
 }
 
@@ -577,7 +578,8 @@ errcode_t rl_owners_in(const struct rl_owners *ow, blk64_t start, blk64_t end, e
 		}
 		v[k++] = ow->runs[i].ino;
 	}
-	qsort(v, k, sizeof(*v), cmp_ino);
+	if (k)	/* qsort(NULL, 0, ...) is undefined behaviour (UBSan) */
+		qsort(v, k, sizeof(*v), cmp_ino);
 	for (i = 0, *n = 0; i < k; i++)
 		if (!*n || v[*n - 1] != v[i])
 			v[(*n)++] = v[i];
