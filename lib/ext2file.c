@@ -95,7 +95,8 @@ static errcode_t walk_extents(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode_
 		} else if (!(e.e_flags & EXT2_EXTENT_FLAGS_SECOND_VISIT) &&
 			   (flags & BP_EXT2_WALK_META)) {
 			/* an index entry: e_pblk is the tree block it points to */
-			r = (struct bp_ext2_run){ .pblk = e.e_pblk, .len = 1, .kind = BP_EXT2_TREE };
+			r = (struct bp_ext2_run){ .pblk = e.e_pblk, .len = 1,
+						  .kind = BP_EXT2_TREE };
 		} else {
 			continue;
 		}

@@ -3,8 +3,9 @@
  * items.c --- the boot stream's items (files and directories) and segments
  *
  * An item is an inode with its block map (extents or indirect blocks) read
- * once with bp_ext2_file_walk() (lib/ext2file.c); a segment is a run of the stream: data, an indirect
- * block, an item's new extent-tree slot or its xattr block.
+ * once with bp_ext2_file_walk() (lib/ext2file.c); a segment is a run of the
+ * stream: data, an indirect block, an item's new extent-tree slot or its
+ * xattr block.
  */
 #include <errno.h>
 #include <stdlib.h>
