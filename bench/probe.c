@@ -18,6 +18,7 @@
 
 #include "bp_et.h"
 #include "probe.h"
+#include "queueattr.h"
 #include "smallfile.h"
 
 const unsigned int bp_probe_depths[BP_PROBE_NQD] = { 8, 32 };
@@ -86,16 +87,7 @@ static void lat_summary(struct bp_probe_lat *l, double *v, size_t n)
 
 static int queue_u64(dev_t rdev, const char *name, uint64_t *v)
 {
-	char path[128];
-
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/%s", major(rdev), minor(rdev),
-		 name);
-	if (bp_read_u64(path, v) == 0)
-		return 0;
-	/* a partition: its disk's queue */
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/../queue/%s", major(rdev),
-		 minor(rdev), name);
-	return bp_read_u64(path, v);
+	return bp_queue_u64(AT_FDCWD, major(rdev), minor(rdev), name, v);
 }
 
 static void read_sysfs(dev_t rdev, struct bp_probe *p)

@@ -9,6 +9,7 @@
 #include "array.h"
 #include "c.h"
 #include "contig.h"
+#include "ext2file.h"
 #include "stream.h"
 
 struct builder {
@@ -35,36 +36,31 @@ static errcode_t push(struct builder *b, uint64_t off, uint64_t len)
 	return 0;
 }
 
-/* Map [off, off+len) of the file now, one block at a time. */
-static errcode_t push_mapped(struct builder *b, ext2_filsys fs, ext2_ino_t ino,
-			     struct ext2_inode *inode, uint64_t off, uint64_t len)
+/* Map [off, off+len) of the file now: its runs on disk, holes and unwritten extents left out. */
+static errcode_t push_mapped(struct builder *b, uint64_t bs, const struct bp_ext2_map *m,
+			     uint64_t off, uint64_t len)
 {
-	uint64_t bs = fs->blocksize;
 	uint64_t lblk, last;
 	errcode_t rc;
 
 	if (!len)
 		return 0;
 	last = (off + len - 1) / bs;
-	for (lblk = off / bs; lblk <= last; lblk++) {
-		blk64_t pblk = 0;
-		int flags = 0;
+	for (lblk = off / bs; lblk <= last;) {
+		uint64_t pblk, n = MIN(bp_ext2_map_find(m, lblk, &pblk), last - lblk + 1);
 
-		rc = ext2fs_bmap2(fs, ino, inode, NULL, 0, lblk, &flags, &pblk);
-		if (rc)
-			return rc;
-		if (!pblk || (flags & BMAP_RET_UNINIT))
-			continue;
-		rc = push(b, pblk * bs, bs);
-		if (rc)
-			return rc;
+		if (pblk) {
+			rc = push(b, pblk * bs, n * bs);
+			if (rc)
+				return rc;
+		}
+		lblk += n;
 	}
 	return 0;
 }
 
-static errcode_t push_range(struct builder *b, ext2_filsys fs, uint32_t bs,
-			    const struct bp_trace_file *f, const struct bp_trace_range *r,
-			    struct ext2_inode *inode)
+static errcode_t push_range(struct builder *b, const struct bp_ext2_map *m, uint32_t bs,
+			    const struct bp_trace_file *f, const struct bp_trace_range *r)
 {
 	/*
 	 * The disk reads whole blocks: a range ending inside a block costs the
@@ -74,12 +70,12 @@ static errcode_t push_range(struct builder *b, ext2_filsys fs, uint32_t bs,
 	uint64_t end = MIN((r->offset + r->length + bs - 1) / bs * bs, eof);
 	uint64_t len = r->offset >= end ? 0 : end - r->offset;
 
-	if (!fs) {
+	if (!m) {
 		if (r->phys == BP_PHYS_NONE)
 			return 0;
 		return push(b, r->phys, len);
 	}
-	return push_mapped(b, fs, f->ino, inode, r->offset, len);
+	return push_mapped(b, bs, m, r->offset, len);
 }
 
 errcode_t bp_stream_build(const struct bp_trace *t, ext2_filsys fs, struct bp_stream *s,
@@ -89,7 +85,8 @@ errcode_t bp_stream_build(const struct bp_trace *t, ext2_filsys fs, struct bp_st
 	struct builder b = { .s = s };
 	const struct bp_trace_file *cur = NULL;
 	struct bp_contig c;
-	struct ext2_inode inode;
+	struct ext2_inode_large inode;
+	struct bp_ext2_map map = { 0 };
 	int cur_ok = 0;
 	size_t nrefs = 0, i, m = 0;
 	errcode_t rc;
@@ -113,16 +110,22 @@ errcode_t bp_stream_build(const struct bp_trace *t, ext2_filsys fs, struct bp_st
 		if (!ref)
 			break;
 		if (fs && ref->file != cur) {
+			struct bp_file_id then = bp_trace_file_id(ref->file);
+
 			cur = ref->file;
-			cur_ok = ext2fs_read_inode(fs, cur->ino, &inode) == 0 &&
-				 inode.i_links_count && LINUX_S_ISREG(inode.i_mode) &&
-				 inode.i_generation == cur->generation;
-			if (!cur_ok)
+			/* the rule of fileid.h; a file that changed since the trace is left out */
+			cur_ok = bp_ext2_file_unchanged(fs, &then, 0, &inode);
+			if (cur_ok) {
+				rc = bp_ext2_map_load(fs, cur->ino, &inode, &map);
+				if (rc)
+					goto fail;
+			} else {
 				s->stale_files++;
+			}
 		}
 		if (fs && !cur_ok)
 			continue;
-		rc = push_range(&b, fs, t->hdr.block_size, ref->file, ref->range, &inode);
+		rc = push_range(&b, fs ? &map : NULL, t->hdr.block_size, ref->file, ref->range);
 		if (rc)
 			goto fail;
 	}
@@ -133,9 +136,11 @@ errcode_t bp_stream_build(const struct bp_trace *t, ext2_filsys fs, struct bp_st
 	}
 	s->discontig = c.discontig;
 	s->file_bytes -= s->meta_bytes;
+	bp_ext2_map_free(&map);
 	free(refs);
 	return 0;
 fail:
+	bp_ext2_map_free(&map);
 	free(refs);
 	bp_stream_free(s);
 	return bp_err_lib(err, rc, "while mapping the trace's ranges");

@@ -16,7 +16,7 @@ struct bp_stream {
 	size_t n;
 	uint64_t file_bytes;	/* file data mapped to disk */
 	uint64_t meta_bytes;
-	uint64_t stale_files;	/* "now" only: generation differs or inode gone */
+	uint64_t stale_files;	/* "now" only: changed (fileid.h) or gone */
 	uint64_t discontig;	/* discontiguities of ios (contig.h rule) */
 };
 

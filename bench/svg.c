@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "c.h"
 #include "svg.h"
 
 #define FONT "font-family=\"DejaVu Sans,Helvetica,Arial,sans-serif\""
@@ -77,7 +78,7 @@ static double fine_ceil(double v)
 	double p = pow(10, floor(log10(v)));
 	size_t i;
 
-	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(m); i++)
 		if (m[i] * p >= v * 0.999999)
 			return m[i] * p;
 	return 10 * p;
@@ -426,7 +427,7 @@ static void legend(FILE *f, double x, double y, int show)
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(items) / sizeof(items[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(items); i++) {
 		if (items[i].need && !(items[i].need & show))
 			continue;
 		if (items[i].line)

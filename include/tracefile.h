@@ -44,6 +44,7 @@
 #include <stdint.h>
 
 #include "bperr.h"
+#include "fileid.h"
 
 #define BP_TRACE_VERSION 1
 #define BP_PHYS_NONE UINT64_MAX
@@ -70,8 +71,15 @@ struct bp_trace_file {
 	char *path;
 	uint64_t first_ns;	/* min over ranges */
 	struct bp_trace_range *ranges;
-	size_t nranges;
+	size_t nranges, aranges;	/* aranges: allocated (bp_array_reserve) */
 };
+
+/* The file's identity as the trace recorded it (seconds only: no nanoseconds). */
+static inline struct bp_file_id bp_trace_file_id(const struct bp_trace_file *f)
+{
+	return (struct bp_file_id){ .ino = f->ino, .generation = f->generation, .size = f->size,
+				    .mtime_sec = f->mtime };
+}
 
 struct bp_trace_hdr {
 	char uuid[37];
@@ -87,9 +95,9 @@ struct bp_trace_hdr {
 struct bp_trace {
 	struct bp_trace_hdr hdr;
 	struct bp_trace_file *files;	/* sorted by first_ns, then ino */
-	size_t nfiles;
+	size_t nfiles, afiles;		/* afiles, ameta: allocated (bp_array_reserve) */
 	struct bp_trace_meta *meta;	/* sorted by offset */
-	size_t nmeta;
+	size_t nmeta, ameta;
 };
 
 /* One file range, seen in first-access order across all files. */

@@ -393,7 +393,7 @@ static errcode_t find_unit(const char *root, const char *name, char *inpath, siz
 	unsigned int i;
 	char rel[PATH_MAX];
 
-	for (i = 0; i < sizeof(unit_dirs) / sizeof(unit_dirs[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(unit_dirs); i++) {
 		snprintf(rel, sizeof(rel), "%s/%s", unit_dirs[i], name);
 		if (exists(root, rel)) {
 			snprintf(inpath, len, "%s", rel);
@@ -415,7 +415,7 @@ errcode_t bp_setup_check(const struct bp_setup_opts *o, struct bp_setup_check *c
 		return bp_err_set(err, ENOENT, "%s%s/bootpack: not installed: install the bootpack "
 				  "package (or make install DESTDIR=%s) first", is_live(o) ? "" :
 				  o->root, BP_SBINDIR, o->root);
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(units); i++)
 		if (find_unit(o->root, units[i].name, p, sizeof(p)))
 			return bp_err_set(err, ENOENT, "%s: unit %s is not installed (looked in "
 					  "/etc, /lib and /usr/lib systemd/system and in " BP_SYSTEMDUNITDIR
@@ -816,7 +816,7 @@ static errcode_t install(const struct bp_setup_opts *o, struct tx *tx,
 
 	if ((ret = mkdirs_tx(o->root, tx, BP_STATEDIR, err)))
 		return ret;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(units); i++)
 		if ((ret = enable_unit(o, tx, i, err)))
 			return ret;
 	ret = write_file_tx(o, tx, TRACE_DROPIN,
@@ -885,7 +885,7 @@ errcode_t bp_setup_undo(const struct bp_setup_opts *o, struct bp_err *err)
 	int had_grub = exists(o->root, GRUB_SNIPPET);
 
 	(void)err;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
 		snprintf(rel, sizeof(rel), "/etc/systemd/system/%s/%s", units[i].wants,
 			 units[i].name);
 		remove_file(o, rel);

@@ -23,7 +23,7 @@ static const char *const phase_names[] = {
 
 const char *bp_phase_name(enum bp_phase p)
 {
-	if ((unsigned int)p >= sizeof(phase_names) / sizeof(phase_names[0]))
+	if ((unsigned int)p >= ARRAY_SIZE(phase_names))
 		return "unknown";
 	return phase_names[p];
 }
@@ -32,7 +32,7 @@ static enum bp_phase phase_parse(const char *s)
 {
 	unsigned int i;
 
-	for (i = 0; i < sizeof(phase_names) / sizeof(phase_names[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(phase_names); i++)
 		if (strcmp(s, phase_names[i]) == 0)
 			return (enum bp_phase)i;
 	return BP_PHASE_NONE;

@@ -141,7 +141,10 @@ int main(int argc, char **argv)
 		memset(&rep, 0, sizeof(rep));
 		o.device = argv[1];
 		o.trace = t;
-		if (rl_stream_build2(fs, t, &b, &s, &err) ||
+		/* The plan may need eviction: it asks the ownership map. */
+		if (rl_stream_build_opts(fs, t, &b, &s, &err) ||
+		    !(s.ow = calloc(1, sizeof(*s.ow))) ||
+		    rl_owners_build(fs, argv[1], s.ow, &err) ||
 		    rl_plan(&s, &o, 0, &rep, &err)) {
 			fprintf(stderr, "bench-layout: %s\n", bp_err_str(&err));
 			return 1;

@@ -3,7 +3,8 @@
  * bootset.c --- the boot stream: trace ranges resolved to blocks, in read order
  *
  * Paths are resolved with libext2fs on this filesystem (the trace's phys
- * column is only a hint); generation and size must match the trace. Holes,
+ * column is only a hint); the file must be the traced one by the rule of
+ * fileid.h (inode, generation, size, mtime; bp_file_compare()). Holes,
  * unwritten extents, inline data and special inodes contribute nothing.
  *
  * Order: first access, piece by piece. Each traced range of a file becomes
@@ -45,8 +46,10 @@
 
 #include <ext2fs/ext2fs.h>
 
+#include "array.h"
 #include "bp_et.h"
 #include "contig.h"
+#include "ext2file.h"
 #include "fspath.h"
 #include "rl-int.h"
 #include "rl-pieces.h"
@@ -56,7 +59,7 @@
 /*
  * Emission phases: the blocks the reader reads through the block device
  * (directories, indirect blocks, extent-tree slots, xattr blocks) first,
- * then file data; see rl_stream_build2().
+ * then file data; see rl_stream_build_opts().
  */
 enum { EMIT_META, EMIT_DATA };
 
@@ -103,7 +106,7 @@ static errcode_t tr_add(struct rl_stream *s, uint32_t idx, blk64_t a, blk64_t b,
 
 	if (a >= b)
 		return 0;
-	if (rl_grow((void **)&it->tr, &it->atr, it->ntr + 1, sizeof(*it->tr)))
+	if (bp_array_reserve((void **)&it->tr, &it->atr, it->ntr, sizeof(*it->tr), 16))
 		return ENOMEM;
 	it->tr[it->ntr++] = (struct rl_trange){ .a = a, .b = b, .rank = rank };
 	return 0;
@@ -359,6 +362,7 @@ static errcode_t resolve_file(struct rl_stream *s, struct pieces *p,
 			      int *ret)
 {
 	struct ext2_inode_large inode;
+	struct bp_file_id id, then;
 	char path[BP_TRACE_PATH_MAX + 1];
 	ext2_ino_t ino;
 	uint32_t idx;
@@ -377,15 +381,15 @@ static errcode_t resolve_file(struct rl_stream *s, struct pieces *p,
 		*ret = s->items[found].skipped ? -1 : found;
 		return 0;
 	}
-	rc = ext2fs_read_inode_full(s->fs, ino, (struct ext2_inode *)&inode, sizeof(inode));
+	rc = bp_ext2_file_read(s->fs, ino, &inode, &id);
 	if (rc)
 		return rc;
 	if (!LINUX_S_ISREG(inode.i_mode) || found >= 0) {
 		s->skipped[BP_RL_SKIP_NOT_REGULAR]++;
 		return 0;
 	}
-	if (ino != f->ino || inode.i_generation != f->generation ||
-	    EXT2_I_SIZE(&inode) != f->size) {
+	then = bp_trace_file_id(f);
+	if (bp_file_compare(&id, &then, 0) != BP_FILE_SAME) {
 		s->skipped[BP_RL_SKIP_CHANGED]++;
 		return 0;
 	}
@@ -414,8 +418,8 @@ static errcode_t resolve_file(struct rl_stream *s, struct pieces *p,
 	return 0;
 }
 
-errcode_t rl_stream_build2(ext2_filsys fs, const struct bp_trace *t, const struct rl_build *how,
-			   struct rl_stream *s, struct bp_err *err)
+errcode_t rl_stream_build_opts(ext2_filsys fs, const struct bp_trace *t,
+			       const struct rl_build *how, struct rl_stream *s, struct bp_err *err)
 {
 	int whole_files = how->whole_files;
 	uint64_t min_piece = how->min_piece ? how->min_piece : RL_MIN_PIECE_BYTES;
@@ -551,7 +555,7 @@ errcode_t rl_stream_build(ext2_filsys fs, const struct bp_trace *t, int whole_fi
 {
 	struct rl_build b = { .whole_files = whole_files };
 
-	return rl_stream_build2(fs, t, &b, s, err);
+	return rl_stream_build_opts(fs, t, &b, s, err);
 }
 
 void rl_stream_free(struct rl_stream *s)
@@ -569,6 +573,10 @@ void rl_stream_free(struct rl_stream *s)
 	}
 	free(s->items);
 	free(s->segs);
+	if (s->ow) {
+		rl_owners_free(s->ow);
+		free(s->ow);
+	}
 	memset(s, 0, sizeof(*s));
 }
 

@@ -8,10 +8,12 @@
  * xattr blocks, files whose new tree would be too deep); if there is none
  * (without flex_bg, a group is smaller than the boot set), a window that
  * steps over fixed group metadata (fixed.c) but holds none of the other
- * blocks that cannot move, and as many blocks besides. Its owners are
- * found by one inode scan. Eviction is its own epoch with the same
- * discipline as the fill (doc/relayout-safety.md §4.9): targets outside the
- * window are allocated, blocks copied, B1, one inode write per owner (a new
+ * blocks that cannot move, and as many blocks besides. The blocks that
+ * cannot move and the owners of the window's blocks are asked of the
+ * ownership map owner.c built (imm, rl_owners_in()): no inode is walked
+ * again. Eviction is its own epoch with the same discipline as the fill
+ * (doc/relayout-safety.md §4.9): targets outside the window are allocated,
+ * blocks copied, B1, one inode write per owner (a new
  * extent tree built copy-on-write; block-mapped pointers switched through
  * copies), B2. Evicted blocks are never freed: they stay reserved for the
  * fill, so nothing else can take them and no block has two owners.
@@ -23,6 +25,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "bp_et.h"
+#include "ext2file.h"
 #include "rl-int.h"
 
 #define RL_WINDOW_ROUNDS 16
@@ -33,56 +36,13 @@ static void mark_range(ext2fs_block_bitmap m, blk64_t b, blk64_t n)
 		ext2fs_mark_block_bitmap_range2(m, b, (unsigned int)n);
 }
 
-struct imm_walk {
-	ext2fs_block_bitmap map;
-};
-
-static int imm_cb(ext2_filsys fs _unused_, blk64_t *blocknr, e2_blkcnt_t blockcnt _unused_,
-		  blk64_t ref_blk _unused_, int ref_offset _unused_, void *priv)
+/* Blocks no relayout may move, as the ownership walk found them (a copy: rounds add to it). */
+static errcode_t copy_immovable(const struct rl_owners *ow, ext2fs_block_bitmap *ret)
 {
-	struct imm_walk *w = priv;
-
-	ext2fs_mark_block_bitmap2(w->map, *blocknr);
-	return 0;
-}
-
-static void mark_inode_blocks(ext2_filsys fs, ext2_ino_t ino, ext2fs_block_bitmap map)
-{
-	struct ext2_inode inode;
-	struct imm_walk w = { .map = map };
-
-	if (!ino || ino > fs->super->s_inodes_count || ext2fs_read_inode(fs, ino, &inode))
-		return;
-	if (!ext2fs_inode_has_valid_blocks2(fs, &inode))
-		return;
-	ext2fs_block_iterate3(fs, ino, BLOCK_FLAG_READ_ONLY, NULL, imm_cb, &w);
-	if (ext2fs_file_acl_block(fs, &inode))
-		ext2fs_mark_block_bitmap2(map, ext2fs_file_acl_block(fs, &inode));
-}
-
-/* Blocks no relayout may move. */
-static errcode_t build_immovable(ext2_filsys fs, ext2fs_block_bitmap *ret)
-{
-	ext2fs_block_bitmap m;
-	ext2_ino_t ino;
-	errcode_t rc;
-
-	/* The fixed group metadata (fixed.c), then the rest. */
-	rc = rl_fixed_build(fs, &m);
-	if (rc)
-		return rc;
-	if (ext2fs_has_feature_mmp(fs->super) && fs->super->s_mmp_block)
-		mark_range(m, fs->super->s_mmp_block, 1);
-	for (ino = 1; ino < EXT2_FIRST_INODE(fs->super); ino++)
-		if (ino != EXT2_ROOT_INO)
-			mark_inode_blocks(fs, ino, m);
-	mark_inode_blocks(fs, fs->super->s_usr_quota_inum, m);
-	mark_inode_blocks(fs, fs->super->s_grp_quota_inum, m);
-	mark_inode_blocks(fs, fs->super->s_prj_quota_inum, m);
-	mark_inode_blocks(fs, fs->super->s_orphan_file_inum, m);
-	mark_inode_blocks(fs, fs->super->s_journal_inum, m);
-	*ret = m;
-	return 0;
+	*ret = NULL;
+	if (!ow || !ow->imm)
+		return EINVAL;	/* rl_owners_build() first */
+	return ext2fs_copy_bitmap(ow->imm, ret);
 }
 
 /* Lowest window of n blocks without immovable blocks and with the fewest in use. */
@@ -186,44 +146,37 @@ static void drop_last_item(struct rl_stream *s)
  * Items owning blocks in [ws, we). *blocked = 1 if an owner cannot be moved;
  * its blocks in the window are then added to imm.
  */
-static errcode_t scan_owners(ext2_filsys fs, blk64_t ws, blk64_t we, ext2fs_block_bitmap imm,
-			     struct rl_stream *s, int *blocked)
+static errcode_t scan_owners(ext2_filsys fs, const struct rl_owners *ow, blk64_t ws, blk64_t we,
+			     ext2fs_block_bitmap imm, struct rl_stream *s, int *blocked)
 {
-	ext2_inode_scan scan;
 	struct ext2_inode_large inode;
-	ext2_ino_t ino;
+	ext2_ino_t *inos = NULL;
+	size_t ninos = 0, k;
 	uint32_t idx;
 	errcode_t rc;
 
 	*blocked = 0;
-	rc = ext2fs_open_inode_scan(fs, 0, &scan);
-	if (rc)
-		return rc;
-	for (;;) {
+	/* Who owns blocks of the window: asked of the map, not found by another scan. */
+	rc = rl_owners_in(ow, ws, we, &inos, &ninos);
+	for (k = 0; k < ninos && !rc; k++) {
+		ext2_ino_t ino = inos[k];
 		struct rl_item *it;
 		blk64_t acl;
 		size_t i, hits = 0;
 
-		rc = ext2fs_get_next_inode_full(scan, &ino, (struct ext2_inode *)&inode,
-						sizeof(inode));
-		if (rc == EXT2_ET_BAD_BLOCK_IN_INODE_TABLE)
-			continue;
-		if (rc || !ino)
-			break;
 		if (rl_canceled()) {
 			rc = BP_ET_CANCELED;
 			break;
 		}
-		if (!inode.i_links_count || !inode.i_mode)
-			continue;
-		if (ino < EXT2_FIRST_INODE(fs->super) && ino != EXT2_ROOT_INO)
-			continue;	/* special: already immovable */
+		rc = bp_ext2_read_inode(fs, ino, &inode);
+		if (rc)
+			break;
 		acl = ext2fs_file_acl_block(fs, (struct ext2_inode *)&inode);
 		if (acl && acl >= ws && acl < we) {
 			ext2fs_mark_block_bitmap2(imm, acl);
 			*blocked = 1;
 		}
-		if (!ext2fs_inode_has_valid_blocks2(fs, (struct ext2_inode *)&inode))
+		if (!bp_ext2_has_blocks(fs, &inode))
 			continue;
 		rc = rl_item_load_any(s, ino, &idx);
 		if (rc)
@@ -249,19 +202,19 @@ static errcode_t scan_owners(ext2_filsys fs, blk64_t ws, blk64_t we, ext2fs_bloc
 			drop_last_item(s);
 		}
 	}
-	ext2fs_close_inode_scan(scan);
+	free(inos);
 	return rc;
 }
 
-errcode_t rl_window_choose(ext2_filsys fs, blk64_t n, blk64_t fixed, blk64_t *start,
-			   blk64_t *span, uint64_t *cost, struct bp_err *err)
+errcode_t rl_window_choose(ext2_filsys fs, const struct rl_owners *ow, blk64_t n, blk64_t fixed,
+			   blk64_t *start, blk64_t *span, uint64_t *cost, struct bp_err *err)
 {
 	ext2fs_block_bitmap imm = NULL, holes = NULL;
 	struct rl_stream s;
 	int round, blocked = 1;
 	errcode_t rc;
 
-	rc = build_immovable(fs, &imm);
+	rc = copy_immovable(ow, &imm);
 	if (!rc)
 		rc = rl_fixed_build(fs, &holes);
 	if (rc) {
@@ -309,7 +262,7 @@ errcode_t rl_window_choose(ext2_filsys fs, blk64_t n, blk64_t fixed, blk64_t *st
 		}
 		memset(&s, 0, sizeof(s));
 		s.fs = fs;
-		rc = scan_owners(fs, *start, *start + *span, imm, &s, &blocked);
+		rc = scan_owners(fs, ow, *start, *start + *span, imm, &s, &blocked);
 		rl_stream_free(&s);
 		if (rc) {
 			bp_err_lib(err, rc, "while finding the owners of blocks %llu+%llu",
@@ -503,9 +456,9 @@ static errcode_t plan_item(struct out_alloc *a, struct rl_stream *s, uint32_t id
  * The eviction epoch's plan: the owners of blocks in [ws, ws+wlen) and a
  * target outside the window for each of their blocks there, in s.
  */
-static errcode_t evict_plan(struct out_alloc *a, blk64_t ws, blk64_t wlen,
-			    const struct bp_relayout_opts *o, struct rl_stream *s, uint64_t *moved,
-			    struct bp_err *err)
+static errcode_t evict_plan(struct out_alloc *a, const struct rl_owners *ow, blk64_t ws,
+			    blk64_t wlen, const struct bp_relayout_opts *o, struct rl_stream *s,
+			    uint64_t *moved, struct bp_err *err)
 {
 	ext2_filsys fs = a->fs;
 	ext2fs_block_bitmap imm = NULL;
@@ -516,10 +469,11 @@ static errcode_t evict_plan(struct out_alloc *a, blk64_t ws, blk64_t wlen,
 	memset(s, 0, sizeof(*s));
 	s->fs = fs;
 	*moved = 0;
-	rc = build_immovable(fs, &imm);
+	rc = copy_immovable(ow, &imm);
 	if (!rc)
-		rc = scan_owners(fs, ws, ws + wlen, imm, s, &blocked);
-	ext2fs_free_block_bitmap(imm);
+		rc = scan_owners(fs, ow, ws, ws + wlen, imm, s, &blocked);
+	if (imm)
+		ext2fs_free_block_bitmap(imm);
 	if (!rc && blocked)
 		rc = BP_ET_NO_SPACE;
 	if (rc)
@@ -548,7 +502,7 @@ static errcode_t evict_plan(struct out_alloc *a, blk64_t ws, blk64_t wlen,
  * Plan the eviction without changing anything (a dry run, and before the
  * real run writes): a plan the real run could not carry out is refused here.
  */
-errcode_t rl_evict_trial(ext2_filsys fs, blk64_t ws, blk64_t wlen,
+errcode_t rl_evict_trial(ext2_filsys fs, const struct rl_owners *ow, blk64_t ws, blk64_t wlen,
 			 const struct bp_relayout_opts *o, uint64_t *moved, struct bp_err *err)
 {
 	struct out_alloc a = { .fs = fs, .trial = 1 };
@@ -559,7 +513,7 @@ errcode_t rl_evict_trial(ext2_filsys fs, blk64_t ws, blk64_t wlen,
 	if (rc)
 		return bp_err_lib(err, rc, "while copying the block bitmap");
 	mark_range(a.map, ws, wlen);
-	rc = evict_plan(&a, ws, wlen, o, &s, moved, err);
+	rc = evict_plan(&a, ow, ws, wlen, o, &s, moved, err);
 	rl_stream_free(&s);
 	ext2fs_free_block_bitmap(a.map);
 	return rc;
@@ -602,15 +556,16 @@ static void mark_left(const struct rl_stream *s, blk64_t ws, blk64_t we,
 				mark_range(spare, s->items[i].tree[j], 1);
 }
 
-errcode_t rl_evict(ext2_filsys fs, blk64_t ws, blk64_t wlen, const struct bp_relayout_opts *o,
-		   struct bp_relayout_report *rep, ext2fs_block_bitmap spare, struct bp_err *err)
+errcode_t rl_evict(ext2_filsys fs, const struct rl_owners *ow, blk64_t ws, blk64_t wlen,
+		   const struct bp_relayout_opts *o, struct bp_relayout_report *rep,
+		   ext2fs_block_bitmap spare, struct bp_err *err)
 {
 	struct out_alloc a = { .fs = fs, .map = fs->block_map };
 	struct rl_stream s;
 	uint64_t moved = 0;
 	errcode_t rc;
 
-	rc = evict_plan(&a, ws, wlen, o, &s, &moved, err);
+	rc = evict_plan(&a, ow, ws, wlen, o, &s, &moved, err);
 	if (rc == BP_ET_CANCELED)
 		free_targets(fs, &s);
 	if (!rc) {

@@ -21,7 +21,6 @@
 #include <ext2fs/ext2fs.h>
 #include <ext2fs/ext3_extents.h>
 
-#include "array.h"
 #include "rl-int.h"
 
 #define RL_ROOT_MAX 4	/* (60 - 12) / 12 entries in i_block[] */
@@ -77,25 +76,6 @@ static int seg_cmp(const void *a, const void *b)
 	return x->lblk < y->lblk ? -1 : x->lblk > y->lblk;
 }
 
-static errcode_t emit(struct rl_item *it, size_t *alloc, blk64_t lblk, blk64_t pblk,
-		      blk64_t len, int uninit)
-{
-	struct rl_run *last = it->nnew ? &it->nmap_new[it->nnew - 1] : NULL;
-	blk64_t max = uninit ? EXT_UNINIT_MAX_LEN : EXT_INIT_MAX_LEN;
-
-	if (last && last->uninit == uninit && last->lblk + last->len == lblk &&
-	    last->pblk + last->len == pblk && last->len + len <= max) {
-		last->len += (uint32_t)len;
-		return 0;
-	}
-	if (bp_array_reserve((void **)&it->nmap_new, alloc, it->nnew, sizeof(*it->nmap_new), 16))
-		return ENOMEM;
-	it->nmap_new[it->nnew++] = (struct rl_run){
-		.lblk = lblk, .pblk = pblk, .len = (uint32_t)len, .uninit = (uint8_t)uninit,
-	};
-	return 0;
-}
-
 errcode_t rl_extent_new_map(ext2_filsys fs _unused_, struct rl_stream *s, struct rl_item *it)
 {
 	const struct rl_seg **v;
@@ -120,14 +100,14 @@ errcode_t rl_extent_new_map(ext2_filsys fs _unused_, struct rl_stream *s, struct
 				/* Moved: segments never straddle a run boundary. */
 				blk64_t take = MIN(end, v[k]->lblk + v[k]->len) - l;
 
-				rc = emit(it, &alloc, l, v[k]->dst + (l - v[k]->lblk), take,
-					  r->uninit);
+				rc = rl_run_push(&it->nmap_new, &it->nnew, &alloc, l,
+						 v[k]->dst + (l - v[k]->lblk), take, r->uninit);
 				l += take;
 			} else {
 				blk64_t stop = (k < n && v[k]->lblk < end) ? v[k]->lblk : end;
 
-				rc = emit(it, &alloc, l, r->pblk + (l - r->lblk), stop - l,
-					  r->uninit);
+				rc = rl_run_push(&it->nmap_new, &it->nnew, &alloc, l,
+						 r->pblk + (l - r->lblk), stop - l, r->uninit);
 				l = stop;
 			}
 		}

@@ -14,6 +14,7 @@
 
 #include <ext2fs/ext2fs.h>
 
+#include "ext2file.h"
 #include "fspath.h"
 #include "rl-int.h"
 #include "rl-pieces.h"
@@ -95,14 +96,18 @@ static uint64_t meta_ns(const struct bp_trace *t, uint64_t bs, blk64_t blk)
 	return UINT64_MAX;
 }
 
-static int dscan_cb(ext2_filsys fs _unused_, blk64_t *blocknr, e2_blkcnt_t blockcnt _unused_,
-		    blk64_t ref_blk _unused_, int ref_offset _unused_, void *priv)
+/* The earliest first access of the directory's data blocks, one run at a time. */
+static errcode_t dscan_run(const struct bp_ext2_run *r, void *priv)
 {
 	struct dscan *d = priv;
-	uint64_t ns = meta_ns(d->t, d->bs, *blocknr);
+	uint64_t i;
 
-	if (ns < d->first_ns)
-		d->first_ns = ns;
+	for (i = 0; i < r->len; i++) {
+		uint64_t ns = meta_ns(d->t, d->bs, r->pblk + i);
+
+		if (ns < d->first_ns)
+			d->first_ns = ns;
+	}
 	return 0;
 }
 
@@ -149,8 +154,8 @@ errcode_t rl_add_traced_dirs(struct rl_stream *s, struct pieces *p, const struct
 		    (inode.i_flags & EXT4_INLINE_DATA_FL))
 			continue;
 		d.first_ns = UINT64_MAX;
-		if (ext2fs_block_iterate3(s->fs, ino, BLOCK_FLAG_READ_ONLY | BLOCK_FLAG_DATA_ONLY,
-					  NULL, dscan_cb, &d) || d.first_ns == UINT64_MAX)
+		if (bp_ext2_file_walk(s->fs, ino, &inode, 0, dscan_run, &d) ||
+		    d.first_ns == UINT64_MAX)
 			continue;
 		if (rl_item_find(s, ino) >= 0)
 			continue;

@@ -3,8 +3,9 @@
  * items.c --- the boot stream's items (files and directories) and segments
  *
  * An item is an inode with its block map (extents or indirect blocks) read
- * once with libext2fs; a segment is a run of the stream: data, an indirect
- * block, an item's new extent-tree slot or its xattr block.
+ * once with bp_ext2_file_walk() (lib/ext2file.c); a segment is a run of the
+ * stream: data, an indirect block, an item's new extent-tree slot or its
+ * xattr block.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,33 +13,18 @@
 
 #include <ext2fs/ext2fs.h>
 
+#include "array.h"
 #include "bp_et.h"
+#include "ext2file.h"
 #include "rl-int.h"
 
 #define RL_MAX_ITEMS (1u << 22)
-
-errcode_t rl_grow(void **p, size_t *alloc, size_t need, size_t size)
-{
-	size_t n = *alloc ? *alloc : 16;
-	void *q;
-
-	if (need <= *alloc)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * size);
-	if (!q)
-		return ENOMEM;
-	*p = q;
-	*alloc = n;
-	return 0;
-}
 
 errcode_t rl_item_add_seg(struct rl_stream *s, uint32_t item, size_t seg)
 {
 	struct rl_item *it = &s->items[item];
 
-	if (rl_grow((void **)&it->segs, &it->asegs, it->nsegs + 1, sizeof(size_t)))
+	if (bp_array_reserve((void **)&it->segs, &it->asegs, it->nsegs, sizeof(size_t), 16))
 		return ENOMEM;
 	it->segs[it->nsegs++] = seg;
 	return 0;
@@ -50,7 +36,7 @@ errcode_t rl_push_slots(struct rl_stream *s, uint32_t item)
 	struct rl_item *it = &s->items[item];
 
 	if (s->move_ea && it->ea_blk && it->ea_seg == SIZE_MAX) {
-		if (rl_grow((void **)&s->segs, &s->asegs, s->nsegs + 1, sizeof(*s->segs)))
+		if (bp_array_reserve((void **)&s->segs, &s->asegs, s->nsegs, sizeof(*s->segs), 16))
 			return ENOMEM;
 		s->segs[s->nsegs] = (struct rl_seg){
 			.item = item, .kind = RL_SEG_EA, .src = it->ea_blk, .len = 1,
@@ -58,7 +44,7 @@ errcode_t rl_push_slots(struct rl_stream *s, uint32_t item)
 		it->ea_seg = s->nsegs++;
 	}
 	if (it->extents && it->tree_seg == SIZE_MAX) {
-		if (rl_grow((void **)&s->segs, &s->asegs, s->nsegs + 1, sizeof(*s->segs)))
+		if (bp_array_reserve((void **)&s->segs, &s->asegs, s->nsegs, sizeof(*s->segs), 16))
 			return ENOMEM;
 		s->segs[s->nsegs] = (struct rl_seg){ .item = item, .kind = RL_SEG_TREE };
 		it->tree_seg = s->nsegs++;
@@ -84,7 +70,7 @@ errcode_t rl_push_seg(struct rl_stream *s, uint32_t item, int kind, blk64_t lblk
 		last->len += len;
 		return 0;
 	}
-	if (rl_grow((void **)&s->segs, &s->asegs, s->nsegs + 1, sizeof(*s->segs)))
+	if (bp_array_reserve((void **)&s->segs, &s->asegs, s->nsegs, sizeof(*s->segs), 16))
 		return ENOMEM;
 	s->segs[s->nsegs] = (struct rl_seg){
 		.item = item, .kind = kind, .lblk = lblk, .src = src, .len = len, .dst = dst,
@@ -96,91 +82,57 @@ errcode_t rl_push_seg(struct rl_stream *s, uint32_t item, int kind, blk64_t lblk
 	return 0;
 }
 
-static errcode_t push_run(struct rl_item *it, size_t *alloc, blk64_t lblk, blk64_t pblk,
-			  blk64_t len, int flag)
+errcode_t rl_run_push(struct rl_run **v, size_t *n, size_t *alloc, blk64_t lblk, blk64_t pblk,
+		      blk64_t len, int flag)
 {
-	struct rl_run *last = it->nmap ? &it->map[it->nmap - 1] : NULL;
+	struct rl_run *last = *n ? &(*v)[*n - 1] : NULL;
 
 	if (flag != RL_IND_MARK && last && last->uninit == flag &&
 	    last->lblk + last->len == lblk && last->pblk + last->len == pblk &&
 	    last->len + len <= (flag ? EXT_UNINIT_MAX_LEN : EXT_INIT_MAX_LEN)) {
-		last->len += len;
+		last->len += (uint32_t)len;
 		return 0;
 	}
-	if (rl_grow((void **)&it->map, alloc, it->nmap + 1, sizeof(*it->map)))
+	if (bp_array_reserve((void **)v, alloc, *n, sizeof(**v), 16))
 		return ENOMEM;
-	it->map[it->nmap++] = (struct rl_run){
+	(*v)[(*n)++] = (struct rl_run){
 		.lblk = lblk, .pblk = pblk, .len = (uint32_t)len, .uninit = (uint8_t)flag,
 	};
 	return 0;
 }
 
-static errcode_t load_extents(ext2_filsys fs, struct rl_item *it, struct ext2_inode *inode)
-{
-	ext2_extent_handle_t h;
-	struct ext2fs_extent e;
-	size_t amap = 0, atree = 0;
-	errcode_t rc;
-	int op = EXT2_EXTENT_ROOT;
-
-	rc = ext2fs_extent_open2(fs, it->ino, inode, &h);
-	if (rc)
-		return rc;
-	for (;;) {
-		rc = ext2fs_extent_get(h, op, &e);
-		op = EXT2_EXTENT_NEXT;
-		if (rc == EXT2_ET_EXTENT_NO_NEXT || rc == EXT2_ET_NO_CURRENT_NODE) {
-			rc = 0;
-			break;
-		}
-		if (rc)
-			break;
-		if (e.e_flags & EXT2_EXTENT_FLAGS_LEAF) {
-			if (!e.e_len)
-				continue;
-			rc = push_run(it, &amap, e.e_lblk, e.e_pblk, e.e_len,
-				      !!(e.e_flags & EXT2_EXTENT_FLAGS_UNINIT));
-		} else if (!(e.e_flags & EXT2_EXTENT_FLAGS_SECOND_VISIT)) {
-			if (rl_grow((void **)&it->tree, &atree, it->ntree + 1, sizeof(blk64_t))) {
-				rc = ENOMEM;
-			} else {
-				it->tree[it->ntree++] = e.e_pblk;
-			}
-		}
-		if (rc)
-			break;
-	}
-	ext2fs_extent_free(h);
-	return rc;
-}
-
-struct ind_walk {
+struct load {
 	struct rl_item *it;
-	size_t amap;
-	errcode_t rc;
+	size_t amap, atree;
 };
 
-static int ind_cb(ext2_filsys fs _unused_, blk64_t *blocknr, e2_blkcnt_t blockcnt,
-		  blk64_t ref_blk _unused_, int ref_offset _unused_, void *priv)
+static errcode_t load_run(const struct bp_ext2_run *r, void *priv)
 {
-	struct ind_walk *w = priv;
+	struct load *l = priv;
+	struct rl_item *it = l->it;
 
-	/* Indirect blocks: lblk holds the level (1 IND, 2 DIND, 3 TIND). */
-	if (blockcnt < 0)
-		w->rc = push_run(w->it, &w->amap, (blk64_t)-blockcnt, *blocknr, 1, RL_IND_MARK);
-	else
-		w->rc = push_run(w->it, &w->amap, (blk64_t)blockcnt, *blocknr, 1, 0);
-	return w->rc ? BLOCK_ABORT : 0;
+	switch (r->kind) {
+	case BP_EXT2_TREE:
+		if (bp_array_reserve((void **)&it->tree, &l->atree, it->ntree, sizeof(blk64_t), 16))
+			return ENOMEM;
+		it->tree[it->ntree++] = r->pblk;
+		return 0;
+	case BP_EXT2_IND:	/* lblk holds the level (1 IND, 2 DIND, 3 TIND) */
+		return rl_run_push(&it->map, &it->nmap, &l->amap, r->lblk, r->pblk, 1, RL_IND_MARK);
+	default:
+		return rl_run_push(&it->map, &it->nmap, &l->amap, r->lblk, r->pblk, r->len,
+				   r->kind == BP_EXT2_UNINIT);
+	}
 }
 
 /* Read the inode and its current mapping. 0 or an error; it->skipped set if unusable. */
 static errcode_t load_item(ext2_filsys fs, struct rl_item *it, int any)
 {
 	struct ext2_inode_large inode;
-	struct ind_walk w = { .it = it };
+	struct load l = { .it = it };
 	errcode_t rc;
 
-	rc = ext2fs_read_inode_full(fs, it->ino, (struct ext2_inode *)&inode, sizeof(inode));
+	rc = bp_ext2_read_inode(fs, it->ino, &inode);
 	if (rc)
 		return rc;
 	it->size = EXT2_I_SIZE(&inode);
@@ -201,20 +153,13 @@ static errcode_t load_item(ext2_filsys fs, struct rl_item *it, int any)
 		if (owned)
 			it->ea_blk = acl;
 	}
-	if ((inode.i_flags & EXT4_INLINE_DATA_FL) ||
-	    !ext2fs_inode_has_valid_blocks2(fs, (struct ext2_inode *)&inode)) {
+	if (!bp_ext2_has_blocks(fs, &inode)) {
 		it->skipped = 1;
 		it->skip = BP_RL_SKIP_NO_BLOCKS;
 		return 0;
 	}
-	if (inode.i_flags & EXT4_EXTENTS_FL) {
-		if (!ext2fs_has_feature_extents(fs->super))
-			return EXT2_ET_EXTENT_NOT_SUPPORTED;
-		it->extents = 1;
-		return load_extents(fs, it, (struct ext2_inode *)&inode);
-	}
-	rc = ext2fs_block_iterate3(fs, it->ino, BLOCK_FLAG_READ_ONLY, NULL, ind_cb, &w);
-	return rc ? rc : w.rc;
+	it->extents = !!(inode.i_flags & EXT4_EXTENTS_FL);
+	return bp_ext2_file_walk(fs, it->ino, &inode, BP_EXT2_WALK_META, load_run, &l);
 }
 
 int rl_item_find(const struct rl_stream *s, ext2_ino_t ino)
@@ -235,7 +180,7 @@ static errcode_t item_new2(struct rl_stream *s, ext2_ino_t ino, int is_dir, int 
 
 	if (s->nitems >= RL_MAX_ITEMS)
 		return EFBIG;
-	if (rl_grow((void **)&s->items, &s->aitems, s->nitems + 1, sizeof(*s->items)))
+	if (bp_array_reserve((void **)&s->items, &s->aitems, s->nitems, sizeof(*s->items), 16))
 		return ENOMEM;
 	it = &s->items[s->nitems];
 	memset(it, 0, sizeof(*it));

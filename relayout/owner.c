@@ -14,6 +14,11 @@
  * must be in logical order. The first contradiction is refused with the
  * block, the inode(s) and 'e2fsck -f' as the fix. Nothing here writes.
  *
+ * The walk also keeps what eviction asks (evict.c): the blocks no relayout
+ * moves (imm: metadata, xattr blocks, special inodes' blocks) and, for every
+ * other inode, its runs of blocks sorted by block number (rl_owners_in()
+ * names the owners of a window without another inode scan).
+ *
  * Cost: one inode scan (unused inode-table blocks are skipped through
  * itable_unused where the filesystem keeps it) plus the tree blocks and
  * indirect blocks of every file; the maps are extent-coded (rbtree), so
@@ -22,10 +27,12 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <ext2fs/ext2fs.h>
 
+#include "array.h"
 #include "bp_et.h"
 #include "rl-int.h"
 
@@ -42,6 +49,7 @@ struct owalk {
 	blk64_t target;			/* second pass: who else claims it? */
 	ext2_ino_t found;
 	int bad;			/* a contradiction was found */
+	int nomem;			/* the owner index could not grow */
 	int dup;			/* ... a second owner: name it */
 	blk64_t bad_blk;
 	char why[320];
@@ -65,6 +73,40 @@ static void bad(struct owalk *w, blk64_t blk, const char *fmt, ...)
 static int in_fs(const struct owalk *w, blk64_t blk, blk64_t len)
 {
 	return len && blk >= w->first && blk < w->total && len <= w->total - blk;
+}
+
+/* Inodes whose blocks never move: the special ones, and those the superblock names. */
+static int pinned(ext2_filsys fs, ext2_ino_t ino)
+{
+	const struct ext2_super_block *sb = fs->super;
+
+	if (ino < EXT2_FIRST_INODE(sb) && ino != EXT2_ROOT_INO)
+		return 1;
+	return ino == sb->s_journal_inum || ino == sb->s_usr_quota_inum ||
+	       ino == sb->s_grp_quota_inum || ino == sb->s_prj_quota_inum ||
+	       ino == sb->s_orphan_file_inum;
+}
+
+/* The blocks just claimed: immovable, or in the owner index. 0, or 1 (out of memory). */
+static int record(struct owalk *w, blk64_t blk, blk64_t len)
+{
+	struct rl_owners *ow = w->ow;
+	struct rl_orun *last = ow->nruns ? &ow->runs[ow->nruns - 1] : NULL;
+
+	if (pinned(w->fs, w->ino)) {
+		ext2fs_mark_block_bitmap_range2(ow->imm, blk, (unsigned int)len);
+		return 0;
+	}
+	if (last && last->ino == w->ino && last->blk + last->len == blk) {
+		last->len += len;
+		return 0;
+	}
+	if (bp_array_reserve((void **)&ow->runs, &ow->aruns, ow->nruns, sizeof(*ow->runs), 1024)) {
+		w->nomem = 1;
+		return 1;
+	}
+	ow->runs[ow->nruns++] = (struct rl_orun){ .blk = blk, .len = len, .ino = w->ino };
+	return 0;
 }
 
 /* Record blocks [blk, blk+len) as owned by w->ino. 0 = go on, 1 = stop. */
@@ -101,7 +143,7 @@ static int claim(struct owalk *w, blk64_t blk, blk64_t len, const char *what)
 	}
 	ext2fs_mark_block_bitmap_range2(w->ow->used, blk, (unsigned int)len);
 	w->ow->blocks += len;
-	return 0;
+	return record(w, blk, len);
 }
 
 /* One extent node and its children, with e2fsck pass 1's order checks. */
@@ -274,6 +316,7 @@ static void walk_ea(struct owalk *w, ext2_ino_t ino, struct ext2_inode_large *in
 	if (ext2fs_test_block_bitmap2(w->ow->ea, b))
 		ext2fs_mark_block_bitmap2(w->ow->ea_shared, b);
 	ext2fs_mark_block_bitmap2(w->ow->ea, b);
+	ext2fs_mark_block_bitmap2(w->ow->imm, b);	/* may be shared: never moved */
 	if (!ext2fs_test_block_bitmap2(w->fs->block_map, b))
 		bad(w, b, "block %llu (xattr block of inode %u) is marked free in the block bitmap",
 		    (unsigned long long)b, ino);
@@ -328,11 +371,11 @@ static errcode_t walk_all(struct owalk *w)
 		}
 		if (!w->bad && !w->found)
 			walk_ea(w, ino, &inode);
-		if (w->bad || w->found)
+		if (w->bad || w->found || w->nomem)
 			break;
 	}
 	ext2fs_close_inode_scan(scan);
-	return rc;
+	return !rc && w->nomem ? ENOMEM : rc;
 }
 
 static void mark_meta(ext2fs_block_bitmap m, blk64_t b, blk64_t n)
@@ -394,6 +437,9 @@ void rl_owners_free(struct rl_owners *ow)
 		ext2fs_free_block_bitmap(ow->ea);
 	if (ow->ea_shared)
 		ext2fs_free_block_bitmap(ow->ea_shared);
+	if (ow->imm)
+		ext2fs_free_block_bitmap(ow->imm);
+	free(ow->runs);
 	memset(ow, 0, sizeof(*ow));
 }
 
@@ -406,6 +452,13 @@ static errcode_t alloc_map(ext2_filsys fs, const char *name, ext2fs_block_bitmap
 	rc = ext2fs_allocate_block_bitmap(fs, name, ret);
 	fs->default_bitmap_type = type;
 	return rc;
+}
+
+static int cmp_orun(const void *a, const void *b)
+{
+	const struct rl_orun *x = a, *y = b;
+
+	return x->blk < y->blk ? -1 : x->blk > y->blk;
 }
 
 static errcode_t refuse(struct owalk *w, const char *device, struct bp_err *err)
@@ -455,6 +508,8 @@ errcode_t rl_owners_build(ext2_filsys fs, const char *device, struct rl_owners *
 	if (!w.bad)
 		rc = ext2fs_copy_bitmap(ow->meta, &ow->used);	/* metadata is owned */
 	if (!rc && !w.bad)
+		rc = ext2fs_copy_bitmap(ow->meta, &ow->imm);	/* and never moves */
+	if (!rc && !w.bad)
 		rc = walk_all(&w);
 	if (rc) {
 		rl_owners_free(ow);
@@ -487,5 +542,47 @@ errcode_t rl_owners_build(ext2_filsys fs, const char *device, struct rl_owners *
 		rl_owners_free(ow);
 		return refuse(&w, device, err);
 	}
+	/* Each block is claimed once: the runs do not overlap, so they sort by start. */
+	if (ow->nruns)
+		qsort(ow->runs, ow->nruns, sizeof(*ow->runs), cmp_orun);
+	return 0;
+}
+
+static int cmp_ino(const void *a, const void *b)
+{
+	ext2_ino_t x = *(const ext2_ino_t *)a, y = *(const ext2_ino_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+errcode_t rl_owners_in(const struct rl_owners *ow, blk64_t start, blk64_t end, ext2_ino_t **ret,
+		       size_t *n)
+{
+	size_t lo = 0, hi = ow->nruns, cap = 0, i, k;
+	ext2_ino_t *v = NULL;
+
+	*ret = NULL;
+	*n = 0;
+	while (lo < hi) {	/* the first run that ends after start */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ow->runs[mid].blk + ow->runs[mid].len <= start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo, k = 0; i < ow->nruns && ow->runs[i].blk < end; i++) {
+		if (bp_array_reserve((void **)&v, &cap, k, sizeof(*v), 64)) {
+			free(v);
+			return ENOMEM;
+		}
+		v[k++] = ow->runs[i].ino;
+	}
+	if (k)	/* qsort(NULL, 0, ...) is undefined behaviour (UBSan) */
+		qsort(v, k, sizeof(*v), cmp_ino);
+	for (i = 0, *n = 0; i < k; i++)
+		if (!*n || v[*n - 1] != v[i])
+			v[(*n)++] = v[i];
+	*ret = v;
 	return 0;
 }

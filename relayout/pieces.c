@@ -11,13 +11,14 @@
 
 #include <ext2fs/ext2fs.h>
 
+#include "array.h"
 #include "rl-int.h"
 #include "rl-pieces.h"
 
 errcode_t rl_piece_add(struct pieces *p, uint32_t item, int kind, uint64_t rank,
 			   size_t first, size_t n)
 {
-	if (rl_grow((void **)&p->v, &p->a, p->n + 1, sizeof(*p->v)))
+	if (bp_array_reserve((void **)&p->v, &p->a, p->n, sizeof(*p->v), 16))
 		return ENOMEM;
 	p->v[p->n] = (struct piece){
 		.rank = rank, .seq = p->n, .item = item, .kind = (uint8_t)kind,

@@ -21,6 +21,7 @@
 
 #include <ext2fs/ext2fs.h>
 
+#include "array.h"
 #include "bp_et.h"
 #include "rl-int.h"
 
@@ -112,7 +113,7 @@ static errcode_t choose_window(const struct rl_stream *s, blk64_t n, blk64_t fix
 	uint64_t cost = 0;
 	errcode_t rc;
 
-	rc = rl_window_choose(s->fs, n + RL_EVICT_SLACK, fixed, start, span, &cost, err);
+	rc = rl_window_choose(s->fs, s->ow, n + RL_EVICT_SLACK, fixed, start, span, &cost, err);
 	if (rc)
 		return rc;
 	rep->needs_eviction = 1;
@@ -207,8 +208,8 @@ static errcode_t split_seg(struct rl_stream *s, size_t i, blk64_t len)
 	struct rl_item *it = &s->items[rest.item];
 	size_t j, k = SIZE_MAX;
 
-	if (rl_grow((void **)&s->segs, &s->asegs, s->nsegs + 1, sizeof(*s->segs)) ||
-	    rl_grow((void **)&it->segs, &it->asegs, it->nsegs + 1, sizeof(size_t)))
+	if (bp_array_reserve((void **)&s->segs, &s->asegs, s->nsegs, sizeof(*s->segs), 16) ||
+	    bp_array_reserve((void **)&it->segs, &it->asegs, it->nsegs, sizeof(size_t), 16))
 		return ENOMEM;
 	memmove(&s->segs[i + 2], &s->segs[i + 1], (s->nsegs - i - 1) * sizeof(*s->segs));
 	s->nsegs++;

@@ -229,8 +229,7 @@ static int charged(ext2_filsys fs, const struct rl_quota *q, ext2_ino_t ino,
 		isize += inode->i_extra_isize;
 	id[0] = inode_uid(*inode);
 	id[1] = inode_gid(*inode);
-	id[2] = isize >= offsetof(struct ext2_inode_large, i_projid) + sizeof(inode->i_projid) ?
-			inode->i_projid : 0;
+	id[2] = inode_includes(isize, i_projid) ? inode->i_projid : 0;
 	return 1;
 }
 

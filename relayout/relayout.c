@@ -96,21 +96,29 @@ static errcode_t open_and_plan(const struct bp_relayout_opts *o, io_manager io, 
 		goto fail;
 	rl_progress(o, BP_RL_PASS_PLAN, "Planning", 1, 3);
 	rl_readwatch_start(fs, &w);
-	rc = rl_stream_build2(fs, o->trace, &b, s, err);
+	rc = rl_stream_build_opts(fs, o->trace, &b, s, err);
 	if (!rc)
 		rc = rl_readwatch_check(fs, &w, o->device, err);
 	if (rc)
 		goto fail;
+	/* The stream keeps the map: eviction asks it who owns the window's blocks. */
+	s->ow = malloc(sizeof(*s->ow));
+	if (!s->ow) {
+		rc = bp_err_set(err, ENOMEM, "out of memory");
+		goto fail;
+	}
+	*s->ow = ow;
+	memset(&ow, 0, sizeof(ow));
 	rl_progress(o, BP_RL_PASS_PLAN, "Planning", 2, 3);
 	rc = rl_plan(s, o, 0, rep, err);
 	if (!rc)
-		rc = rl_validate_plan(s, &ow, rep, o->device, err);
+		rc = rl_validate_plan(s, s->ow, rep, o->device, err);
 	/* The eviction's own allocations, planned here too: a dry run predicts a refusal. */
 	if (!rc && rep->needs_eviction && !rep->nothing_to_do)
-		rc = rl_evict_trial(fs, rep->region_start, rep->window_blocks, o, &moved, err);
+		rc = rl_evict_trial(fs, s->ow, rep->region_start, rep->window_blocks, o, &moved,
+				    err);
 	if (rc)
 		goto fail;
-	rl_owners_free(&ow);
 	rl_progress(o, BP_RL_PASS_PLAN, "Planning", 3, 3);
 	rep->plan_seconds = now() - t0;
 	*fsp = fs;
@@ -165,6 +173,7 @@ static errcode_t apply(ext2_filsys fs, struct rl_stream *s, const struct bp_rela
 			       .nfirst = o->nfirst };
 	blk64_t start = rep->region_start, wlen = rep->window_blocks, n;
 	struct bp_relayout_report fill;
+	struct rl_owners *ow;
 	ext2fs_block_bitmap spare = NULL;
 	int evicted = 0;
 	errcode_t rc;
@@ -194,7 +203,7 @@ static errcode_t apply(ext2_filsys fs, struct rl_stream *s, const struct bp_rela
 	if (rc)
 		return bp_err_lib(err, rc, "while allocating a bitmap");
 	rl_reserve(fs, start, wlen, spare);
-	rc = rl_evict(fs, start, wlen, o, rep, spare, err);
+	rc = rl_evict(fs, s->ow, start, wlen, o, rep, spare, err);
 	if (rc)
 		goto out;
 	evicted = 1;
@@ -202,9 +211,16 @@ static errcode_t apply(ext2_filsys fs, struct rl_stream *s, const struct bp_rela
 		rc = BP_ET_CANCELED;
 		goto out;
 	}
-	/* The boot files' own mappings may have changed: build and place again. */
+	/*
+	 * The boot files' own mappings may have changed: build and place again.
+	 * The ownership map stays: the window is reserved, so its owners now
+	 * are among those the map names (each is read again before use).
+	 */
+	ow = s->ow;
+	s->ow = NULL;
 	rl_stream_free(s);
-	rc = rl_stream_build2(fs, o->trace, &b, s, err);
+	rc = rl_stream_build_opts(fs, o->trace, &b, s, err);
+	s->ow = ow;
 	if (rc)
 		goto out;
 	memset(&fill, 0, sizeof(fill));

@@ -89,6 +89,7 @@ struct rl_stream {
 	uint64_t files_traced, files, dirs;
 	uint64_t skipped[BP_RL_SKIP_NR];
 	int move_ea;		/* boot stream: an item's xattr block comes first */
+	struct rl_owners *ow;	/* the ownership map (owner.c), for eviction; freed with s */
 };
 
 /*
@@ -106,16 +107,27 @@ errcode_t rl_open(const char *device, uint64_t offset, io_manager io, int rw,
 		  ext2_filsys *ret, struct bp_err *err);
 
 /* owner.c: one walk of every in-use inode, refusing any contradiction */
+struct rl_orun {
+	blk64_t blk, len;		/* blocks [blk, blk+len) ... */
+	ext2_ino_t ino;			/* ... belong to this inode (data, tree or indirect) */
+};
 struct rl_owners {
 	ext2fs_block_bitmap meta;	/* fixed metadata (superblocks, GDT, bitmaps, itables) */
 	ext2fs_block_bitmap used;	/* meta + every block an in-use inode references */
 	ext2fs_block_bitmap ea;		/* xattr blocks (may be shared) */
 	ext2fs_block_bitmap ea_shared;	/* xattr blocks referenced by more than one inode */
+	ext2fs_block_bitmap imm;	/* no relayout moves them: meta, xattr blocks, and the
+					   blocks of special inodes (journal, resize, quota...) */
+	struct rl_orun *runs;		/* the other inodes' blocks, by block number */
+	size_t nruns, aruns;
 	uint64_t inodes, blocks;	/* in-use inodes walked, blocks they claim */
 };
 errcode_t rl_owners_build(ext2_filsys fs, const char *device, struct rl_owners *ow,
 			  struct bp_err *err);
 void rl_owners_free(struct rl_owners *ow);
+/* The movable inodes owning blocks in [start, end), ascending, each once (*ret malloc'd). */
+errcode_t rl_owners_in(const struct rl_owners *ow, blk64_t start, blk64_t end, ext2_ino_t **ret,
+		       size_t *n);
 
 /* validate.c: the built and planned stream against the ownership map */
 errcode_t rl_validate_plan(const struct rl_stream *s, const struct rl_owners *ow,
@@ -132,17 +144,22 @@ struct rl_build {
 	const char *const *first;	/* bp_relayout_opts.first */
 	size_t nfirst;
 };
-errcode_t rl_stream_build2(ext2_filsys fs, const struct bp_trace *t, const struct rl_build *b,
-			   struct rl_stream *s, struct bp_err *err);
+errcode_t rl_stream_build_opts(ext2_filsys fs, const struct bp_trace *t, const struct rl_build *b,
+			       struct rl_stream *s, struct bp_err *err);
 void rl_stream_free(struct rl_stream *s);
 /* Physical runs of the stream as it is now (before) or as planned (after). */
 typedef void (*rl_run_fn)(void *ctx, blk64_t start, blk64_t len);
 void rl_stream_walk(const struct rl_stream *s, int planned, rl_run_fn fn, void *ctx);
 /* Discontiguities (runs - 1) and total blocks of a walk. */
 uint64_t rl_stream_discontig(const struct rl_stream *s, int planned, uint64_t *blocks);
-/* Make room in a growing array for need elements of size bytes. */
-errcode_t rl_grow(void **p, size_t *alloc, size_t need, size_t size);
 errcode_t rl_item_add_seg(struct rl_stream *s, uint32_t item, size_t seg);
+/*
+ * Append a run to a map (*v, *n, capacity *alloc), joined to the last one
+ * when both are contiguous, of one kind (flag: 0 written, 1 unwritten) and
+ * fit one extent; RL_IND_MARK runs (indirect blocks) are never joined.
+ */
+errcode_t rl_run_push(struct rl_run **v, size_t *n, size_t *alloc, blk64_t lblk, blk64_t pblk,
+		      blk64_t len, int flag);
 /* The item's xattr block and new extent-tree slot, once, before its first block. */
 errcode_t rl_push_slots(struct rl_stream *s, uint32_t item);
 /* The item of inode ino, or -1. */
@@ -229,16 +246,17 @@ uint64_t rl_stream_discontig_fixed(const struct rl_stream *s, int planned,
 
 /* evict.c */
 /* n blocks besides the fixed metadata the window steps over; its length in *span. */
-errcode_t rl_window_choose(ext2_filsys fs, blk64_t n, blk64_t fixed, blk64_t *start,
-			   blk64_t *span, uint64_t *cost, struct bp_err *err);
+errcode_t rl_window_choose(ext2_filsys fs, const struct rl_owners *ow, blk64_t n, blk64_t fixed,
+			   blk64_t *start, blk64_t *span, uint64_t *cost, struct bp_err *err);
 /*
  * After the eviction epoch, the window blocks nothing references any more are
  * marked in spare. BP_ET_CANCELED: stopped before any commit, targets freed.
  */
-errcode_t rl_evict(ext2_filsys fs, blk64_t ws, blk64_t wlen, const struct bp_relayout_opts *o,
-		   struct bp_relayout_report *rep, ext2fs_block_bitmap spare, struct bp_err *err);
+errcode_t rl_evict(ext2_filsys fs, const struct rl_owners *ow, blk64_t ws, blk64_t wlen,
+		   const struct bp_relayout_opts *o, struct bp_relayout_report *rep,
+		   ext2fs_block_bitmap spare, struct bp_err *err);
 /* Plan the eviction on a copy of the bitmap, changing nothing: can it be done? */
-errcode_t rl_evict_trial(ext2_filsys fs, blk64_t ws, blk64_t wlen,
+errcode_t rl_evict_trial(ext2_filsys fs, const struct rl_owners *ow, blk64_t ws, blk64_t wlen,
 			 const struct bp_relayout_opts *o, uint64_t *moved, struct bp_err *err);
 #define RL_EVICT_SLACK 16	/* extra window blocks: leaf counts may change after eviction */
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "queueattr.h"
 #include "smallfile.h"
 #include "trace-cli.h"
 #include "trace-engine.h"
@@ -37,53 +38,31 @@ static int traced_boot(void)
 	return 0;
 }
 
-/* The disk's queue directory (a partition's parent's) into dir; 0 or -1. */
-static int queue_dir(uint32_t kdev, char *dir, size_t len)
-{
-	static const char *const up[] = { "", "../" };
-	char probe[300];
-	size_t i;
-
-	for (i = 0; i < sizeof(up) / sizeof(up[0]); i++) {
-		snprintf(dir, len, "/sys/dev/block/%u:%u/%squeue", BP_KDEV_MAJOR(kdev),
-			 BP_KDEV_MINOR(kdev), up[i]);
-		snprintf(probe, sizeof(probe), "%s/read_ahead_kb", dir);
-		if (access(probe, W_OK) == 0)
-			return 0;
-	}
-	return -1;
-}
-
-static int read_u64(const char *dir, const char *name, uint64_t *v)
-{
-	char path[320];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return bp_read_u64(path, v);
-}
-
 void bp_trace_boot_readahead(uint32_t kdev)
 {
+	unsigned int ma = BP_KDEV_MAJOR(kdev), mi = BP_KDEV_MINOR(kdev);
 	uint64_t ra, io_opt = 0, kb;
-	char dir[256], path[320], val[32];
+	char val[32];
 	int fd, n, ok;
 
-	if (!traced_boot() || queue_dir(kdev, dir, sizeof(dir)) || read_u64(dir, "read_ahead_kb", &ra))
+	if (!traced_boot() || bp_queue_u64(AT_FDCWD, ma, mi, "read_ahead_kb", &ra))
 		return;
 	if (ra != 0)
 		return;		/* set since, by someone else: theirs */
-	read_u64(dir, "optimal_io_size", &io_opt);
+	bp_queue_u64(AT_FDCWD, ma, mi, "optimal_io_size", &io_opt);
 	kb = io_opt * 2 / 1024 > KERNEL_RA_KB ? io_opt * 2 / 1024 : KERNEL_RA_KB;
-	snprintf(path, sizeof(path), "%s/read_ahead_kb", dir);
 	n = snprintf(val, sizeof(val), "%llu\n", (unsigned long long)kb);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
+	fd = bp_queue_open(AT_FDCWD, ma, mi, "read_ahead_kb", O_WRONLY);
+	if (fd < 0)
+		errno = -fd;
 	ok = fd >= 0 && write(fd, val, (size_t)n) == n;
 	if (!ok)
-		bp_log_warn("trace: %s: cannot set it back to %llu after the bootpack=trace boot: %s",
-			    path, (unsigned long long)kb, strerror(errno));
+		bp_log_warn("trace: read_ahead_kb of %u:%u: cannot set it back to %llu after the "
+			    "bootpack=trace boot: %s",
+			    ma, mi, (unsigned long long)kb, strerror(errno));
 	if (fd >= 0)
 		close(fd);
 	if (ok)
 		printf("Readahead of %u:%u back on after the bootpack=trace boot (read_ahead_kb %llu)\n",
-		       BP_KDEV_MAJOR(kdev), BP_KDEV_MINOR(kdev), (unsigned long long)kb);
+		       ma, mi, (unsigned long long)kb);
 }

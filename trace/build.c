@@ -6,25 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "tracefile.h"
-
-/* Arrays grow to powers of two (at least 16): capacity follows from n. */
-static int grow(void **arr, size_t n, size_t size)
-{
-	size_t ncap;
-	void *p;
-
-	if (n != 0 && (n < 16 || (n & (n - 1))))
-		return 0;
-	ncap = n ? n * 2 : 16;
-	if (ncap > SIZE_MAX / size)
-		return -1;
-	p = realloc(*arr, ncap * size);
-	if (!p)
-		return -1;
-	*arr = p;
-	return 0;
-}
 
 errcode_t bp_trace_set_str(char **field, const char *value)
 {
@@ -44,7 +27,7 @@ struct bp_trace_file *bp_trace_add_file(struct bp_trace *t, uint32_t ino, uint32
 
 	if (strlen(path) >= BP_TRACE_PATH_MAX)
 		return NULL;
-	if (grow((void **)&t->files, t->nfiles, sizeof(*t->files)) < 0)
+	if (bp_array_reserve((void **)&t->files, &t->afiles, t->nfiles, sizeof(*t->files), 16))
 		return NULL;
 	f = &t->files[t->nfiles];
 	memset(f, 0, sizeof(*f));
@@ -67,7 +50,8 @@ errcode_t bp_trace_file_add_range(struct bp_trace_file *f, uint64_t offset, uint
 
 	if (!length || offset + length < offset)
 		return EINVAL;
-	if (grow((void **)&f->ranges, f->nranges, sizeof(*f->ranges)) < 0)
+	if (bp_array_reserve((void **)&f->ranges, &f->aranges, f->nranges, sizeof(*f->ranges),
+			      16))
 		return ENOMEM;
 	r = &f->ranges[f->nranges++];
 	r->offset = offset;
@@ -86,7 +70,7 @@ errcode_t bp_trace_add_meta(struct bp_trace *t, uint64_t offset, uint64_t length
 
 	if (!length || offset + length < offset)
 		return EINVAL;
-	if (grow((void **)&t->meta, t->nmeta, sizeof(*t->meta)) < 0)
+	if (bp_array_reserve((void **)&t->meta, &t->ameta, t->nmeta, sizeof(*t->meta), 16))
 		return ENOMEM;
 	m = &t->meta[t->nmeta++];
 	m->offset = offset;

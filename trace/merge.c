@@ -108,6 +108,7 @@ errcode_t bp_trace_merge(struct bp_trace *dst, const struct bp_trace *src, struc
 				free(df->ranges);
 				df->ranges = NULL;
 				df->nranges = 0;
+				df->aranges = 0;
 				df->first_ns = UINT64_MAX;
 				df->generation = sf->generation;
 				df->size = sf->size;

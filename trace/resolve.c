@@ -11,130 +11,31 @@
 
 #include <ext2fs/ext2fs.h>
 
-#include "array.h"
 #include "bp_et.h"
+#include "c.h"
+#include "ext2file.h"
 #include "fsident.h"
 #include "trace-engine.h"
 
-struct bp_ext {
-	uint64_t lblk, pblk, len;	/* pblk 0: hole or unwritten */
-};
-
-struct extlist {
-	struct bp_ext *v;
-	size_t n, cap;
-};
-
-static int ext_push(struct extlist *l, uint64_t lblk, uint64_t pblk, uint64_t len)
+/* Split [s, e) where the disk stops being contiguous and add it to f with physical offsets. */
+static errcode_t add_range(struct bp_trace_file *f, const struct bp_ext2_map *m, uint64_t bs,
+			   uint64_t s, uint64_t e, uint64_t first)
 {
-	struct bp_ext *e;
-
-	if (l->n) {
-		e = &l->v[l->n - 1];
-		if (e->lblk + e->len == lblk && pblk && e->pblk && e->pblk + e->len == pblk) {
-			e->len += len;
-			return 0;
-		}
-	}
-	if (bp_array_reserve((void **)&l->v, &l->cap, l->n, sizeof(*l->v), 16))
-		return -1;
-	e = &l->v[l->n++];
-	e->lblk = lblk;
-	e->pblk = pblk;
-	e->len = len;
-	return 0;
-}
-
-static errcode_t map_extents(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *inode,
-			     struct extlist *l)
-{
-	ext2_extent_handle_t h;
-	struct ext2fs_extent e;
-	errcode_t rc;
-	int op = EXT2_EXTENT_ROOT;
-
-	rc = ext2fs_extent_open2(fs, ino, inode, &h);
-	if (rc)
-		return rc;
-	for (;;) {
-		rc = ext2fs_extent_get(h, op, &e);
-		op = EXT2_EXTENT_NEXT_LEAF;
-		if (rc == EXT2_ET_EXTENT_NO_NEXT || rc == EXT2_ET_NO_CURRENT_NODE) {
-			rc = 0;
-			break;
-		}
-		if (rc)
-			break;
-		if (!(e.e_flags & EXT2_EXTENT_FLAGS_LEAF) || !e.e_len)
-			continue;
-		if (ext_push(l, e.e_lblk, (e.e_flags & EXT2_EXTENT_FLAGS_UNINIT) ? 0 : e.e_pblk,
-			     e.e_len) < 0) {
-			rc = ENOMEM;
-			break;
-		}
-	}
-	ext2fs_extent_free(h);
-	return rc;
-}
-
-struct blk_ctx {
-	struct extlist *l;
-	int nomem;
-};
-
-static int block_cb(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt, blk64_t ref_blk,
-		    int ref_offset, void *priv)
-{
-	struct blk_ctx *ctx = priv;
-
-	if (blockcnt < 0)
-		return 0;
-	if (ext_push(ctx->l, (uint64_t)blockcnt, *blocknr, 1) < 0) {
-		ctx->nomem = 1;
-		return BLOCK_ABORT;
-	}
-	return 0;
-}
-
-static errcode_t map_blocks(ext2_filsys fs, ext2_ino_t ino, struct extlist *l)
-{
-	struct blk_ctx ctx = { .l = l };
-	errcode_t rc;
-
-	rc = ext2fs_block_iterate3(fs, ino, BLOCK_FLAG_DATA_ONLY | BLOCK_FLAG_READ_ONLY, NULL,
-				   block_cb, &ctx);
-	if (!rc && ctx.nomem)
-		rc = ENOMEM;
-	return rc;
-}
-
-/* Split [s, e) at extent boundaries and add it to f with physical offsets. */
-static errcode_t add_range(struct bp_trace_file *f, const struct extlist *l, uint64_t bs,
-			   uint64_t s, uint64_t e, uint64_t first, size_t *hint)
-{
-	size_t i = *hint;
 	errcode_t rc;
 
 	while (s < e) {
-		uint64_t lb = s / bs, end = e, phys = BP_PHYS_NONE;
+		uint64_t lb = s / bs, pblk, end = e, phys = BP_PHYS_NONE;
+		uint64_t n = bp_ext2_map_find(m, lb, &pblk);
 
-		while (i < l->n && l->v[i].lblk + l->v[i].len <= lb)
-			i++;
-		if (i < l->n && l->v[i].lblk <= lb) {
-			const struct bp_ext *x = &l->v[i];
-
-			end = MIN(e, (x->lblk + x->len) * bs);
-			if (x->pblk)
-				phys = (x->pblk + (lb - x->lblk)) * bs + s % bs;
-		} else if (i < l->n) {
-			end = MIN(e, l->v[i].lblk * bs);	/* a hole up to the next extent */
-		}
+		if (n < DIV_ROUND_UP(e, bs) - lb)
+			end = (lb + n) * bs;	/* the run, hole or unwritten extent ends */
+		if (pblk)
+			phys = pblk * bs + s % bs;
 		rc = bp_trace_file_add_range(f, s, end - s, first, phys);
 		if (rc)
 			return rc;
 		s = end;
 	}
-	*hint = i;
 	return 0;
 }
 
@@ -273,27 +174,6 @@ static void namer_free(struct namer *nm)
 	free(nm->names);
 }
 
-/* mtime in nanoseconds, for comparing with the start of the trace */
-static int64_t inode_mtime_ns(const struct ext2_inode_large *in, int large)
-{
-	int64_t t = (int32_t)in->i_mtime, ns = 0;
-
-	if (large && in->i_extra_isize >= 8) {
-		t += (int64_t)(in->i_mtime_extra & 3) << 32;
-		ns = in->i_mtime_extra >> 2;
-	}
-	return t * 1000000000LL + ns;
-}
-
-static int64_t inode_mtime(const struct ext2_inode_large *in, int large)
-{
-	int64_t t = (int32_t)in->i_mtime;
-
-	if (large && in->i_extra_isize >= 8)	/* i_mtime_extra present */
-		t += (int64_t)(in->i_mtime_extra & 3) << 32;
-	return t;
-}
-
 errcode_t bp_resolve(const struct bp_collected *col, const char *devpath, int64_t written_after,
 		     struct bp_trace *t, struct bp_resolve_stats *st, struct bp_err *err)
 {
@@ -307,13 +187,13 @@ errcode_t bp_resolve_at(const struct bp_collected *col, const struct bp_fsloc *l
 			struct bp_err *err)
 {
 	const char *devpath = loc->path;
-	struct ext2_inode_large *inode = NULL;
+	struct ext2_inode_large in;
 	struct namer nm = { 0 };
-	struct extlist el = { 0 };
+	struct bp_ext2_map map = { 0 };
+	struct bp_file_id id;
 	ext2_ino_t *want = NULL;
 	ext2_filsys fs = NULL;
 	size_t i, j, nwant = 0;
-	int isize;
 	errcode_t rc;
 	uint64_t bs;
 
@@ -324,10 +204,8 @@ errcode_t bp_resolve_at(const struct bp_collected *col, const struct bp_fsloc *l
 	bp_uuid_str(fs->super->s_uuid, t->hdr.uuid);
 	t->hdr.block_size = fs->blocksize;
 	bs = fs->blocksize;
-	isize = EXT2_INODE_SIZE(fs->super);
-	inode = calloc(1, (size_t)isize);
 	want = malloc((col->nfiles ? col->nfiles : 1) * sizeof(*want));
-	if (!inode || !want) {
+	if (!want) {
 		rc = bp_err_set(err, ENOMEM, "out of memory");
 		goto out;
 	}
@@ -343,28 +221,27 @@ errcode_t bp_resolve_at(const struct bp_collected *col, const struct bp_fsloc *l
 	/* Pass 1: which inodes are regular files that can be read back later. */
 	for (i = 0; i < col->nfiles; i++) {
 		const struct bp_cfile *cf = &col->files[i];
-		struct ext2_inode *in = (struct ext2_inode *)inode;
 
 		if (!cf->ino || cf->ino > fs->super->s_inodes_count) {
 			st->deleted++;
 			continue;
 		}
-		rc = ext2fs_read_inode_full(fs, (ext2_ino_t)cf->ino, in, isize);
+		rc = bp_ext2_file_read(fs, (ext2_ino_t)cf->ino, &in, &id);
 		if (rc) {
 			rc = bp_err_lib(err, rc, "%s: while reading inode %" PRIu64, devpath,
 					cf->ino);
 			goto out;
 		}
-		if (!in->i_links_count || in->i_dtime) {
+		if (!in.i_links_count || in.i_dtime) {
 			st->deleted++;
 			continue;
 		}
-		if (!LINUX_S_ISREG(in->i_mode)) {
+		if (!LINUX_S_ISREG(in.i_mode)) {
 			st->nonreg++;
 			continue;
 		}
 		if (written_after != INT64_MIN &&
-		    inode_mtime_ns(inode, isize > EXT2_GOOD_OLD_INODE_SIZE) >= written_after) {
+		    id.mtime_sec * 1000000000LL + id.mtime_nsec >= written_after) {
 			st->written++;
 			continue;
 		}
@@ -389,10 +266,8 @@ errcode_t bp_resolve_at(const struct bp_collected *col, const struct bp_fsloc *l
 	/* Pass 2: files, with physical offsets. */
 	for (i = 0, j = 0; i < col->nfiles && j < nwant; i++) {
 		const struct bp_cfile *cf = &col->files[i];
-		struct ext2_inode *in = (struct ext2_inode *)inode;
 		struct bp_trace_file *f;
-		uint64_t size;
-		size_t k, hint = 0;
+		size_t k;
 
 		if (cf->ino != want[j])
 			continue;
@@ -401,37 +276,29 @@ errcode_t bp_resolve_at(const struct bp_collected *col, const struct bp_fsloc *l
 			j++;
 			continue;
 		}
-		rc = ext2fs_read_inode_full(fs, want[j], in, isize);
+		rc = bp_ext2_file_read(fs, want[j], &in, &id);
 		if (rc) {
 			rc = bp_err_lib(err, rc, "%s: while reading inode %u", devpath, want[j]);
 			goto out;
 		}
-		size = EXT2_I_SIZE(in);
-		el.n = 0;
-		if (in->i_flags & EXT4_INLINE_DATA_FL)
-			rc = 0;	/* data lives in the inode: nothing to map */
-		else if (in->i_flags & EXT4_EXTENTS_FL)
-			rc = map_extents(fs, want[j], in, &el);
-		else
-			rc = map_blocks(fs, want[j], &el);
+		rc = bp_ext2_map_load(fs, want[j], &in, &map);
 		if (rc) {
 			rc = bp_err_lib(err, rc, "%s: while mapping the blocks of inode %u (%s)",
 					devpath, want[j], nm.names[j]);
 			goto out;
 		}
-		f = bp_trace_add_file(t, want[j], in->i_generation, size,
-				      inode_mtime(inode, isize > EXT2_GOOD_OLD_INODE_SIZE),
+		f = bp_trace_add_file(t, want[j], id.generation, id.size, id.mtime_sec,
 				      nm.names[j]);
 		if (!f) {
 			rc = bp_err_set(err, ENOMEM, "out of memory");
 			goto out;
 		}
 		for (k = 0; k < cf->n; k++) {
-			uint64_t s = cf->r[k].start, e = MIN(cf->r[k].end, size);
+			uint64_t s = cf->r[k].start, e = MIN(cf->r[k].end, id.size);
 
 			if (s >= e)
 				continue;
-			rc = add_range(f, &el, bs, s, e, cf->r[k].first_ns, &hint);
+			rc = add_range(f, &map, bs, s, e, cf->r[k].first_ns);
 			if (rc) {
 				rc = bp_err_set(err, rc, "out of memory");
 				goto out;
@@ -446,9 +313,8 @@ errcode_t bp_resolve_at(const struct bp_collected *col, const struct bp_fsloc *l
 	rc = bp_trace_normalize(t);
 out:
 	namer_free(&nm);
-	free(el.v);
+	bp_ext2_map_free(&map);
 	free(want);
-	free(inode);
 	ext2fs_close_free(&fs);
 	return rc;
 }

@@ -7,9 +7,10 @@
  * Host side: every file range of the trace, in first-access order, mapped
  * on IMAGE now with libext2fs and cut where it stops being physically
  * contiguous, with the position of the file's inode; and the inode table of
- * every block group that holds listed files. Format: rdlist.h. Files whose
- * inode changed since the trace, and paths with a TAB or newline, are left
- * out and counted on stderr. Exit 0, 1 on failure, 2 on bad usage.
+ * every block group that holds listed files. Format: rdlist.h. Files that
+ * changed since the trace (the rule of fileid.h: inode, generation, size,
+ * mtime), and paths with a TAB or newline, are left out and counted on
+ * stderr. Exit 0, 1 on failure, 2 on bad usage.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "bperr.h"
+#include "ext2file.h"
 #include "fsident.h"
 #include "tracefile.h"
 
@@ -41,10 +43,11 @@ static void flush_run(struct out *o)
 	o->len = 0;
 }
 
-/* Block lblk of the file lies at pblk: extend the run or start a new one. */
-static void add_block(struct out *o, uint64_t bs, uint64_t lblk, blk64_t pblk, uint64_t size)
+/* Blocks [lblk, lblk + n) of the file lie at pblk: extend the run or start a new one. */
+static void add_blocks(struct out *o, uint64_t bs, uint64_t lblk, uint64_t pblk, uint64_t n,
+		       uint64_t size)
 {
-	uint64_t off = lblk * bs, len = bs;
+	uint64_t off = lblk * bs, len = n * bs;
 
 	if (off + len > size)
 		len = size > off ? size - off : 0;
@@ -85,7 +88,9 @@ int main(int argc, char **argv)
 	ext2_filsys fs = NULL;
 	uint64_t *groups = NULL, stale = 0, odd = 0;
 	const struct bp_trace_file *cur = NULL;
-	struct ext2_inode inode;
+	struct ext2_inode_large inode;
+	struct bp_ext2_map map = { 0 };
+	struct bp_file_id then;
 	size_t nrefs = 0, i;
 	dgrp_t g;
 	int c, cur_ok = 0;
@@ -132,9 +137,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < t->nfiles; i++) {
 		const struct bp_trace_file *f = &t->files[i];
 
-		if (strpbrk(f->path, "\t\n") || ext2fs_read_inode(fs, f->ino, &inode) ||
-		    !inode.i_links_count || !LINUX_S_ISREG(inode.i_mode) ||
-		    inode.i_generation != f->generation)
+		then = bp_trace_file_id(f);
+		if (strpbrk(f->path, "\t\n") || !bp_ext2_file_unchanged(fs, &then, 0, &inode))
 			continue;
 		groups[(f->ino - 1) / fs->super->s_inodes_per_group]++;
 	}
@@ -157,10 +161,11 @@ int main(int argc, char **argv)
 			flush_run(&o);
 			cur = f;
 			cur_ok = 0;
+			then = bp_trace_file_id(f);
 			if (strpbrk(f->path, "\t\n"))
 				odd++;
-			else if (ext2fs_read_inode(fs, f->ino, &inode) || !inode.i_links_count ||
-				 !LINUX_S_ISREG(inode.i_mode) || inode.i_generation != f->generation)
+			else if (!bp_ext2_file_unchanged(fs, &then, 0, &inode) ||
+				 bp_ext2_map_load(fs, f->ino, &inode, &map))
 				stale++;
 			else
 				cur_ok = 1;
@@ -171,15 +176,13 @@ int main(int argc, char **argv)
 			continue;
 		size = EXT2_I_SIZE(&inode);
 		last = (r->offset + r->length - 1) / bs;
-		for (lblk = r->offset / bs; lblk <= last && lblk * bs < size; lblk++) {
-			blk64_t pblk = 0;
-			int flags = 0;
+		for (lblk = r->offset / bs; lblk <= last && lblk * bs < size;) {
+			uint64_t pblk, n = bp_ext2_map_find(&map, lblk, &pblk);
 
-			if (ext2fs_bmap2(fs, f->ino, &inode, NULL, 0, lblk, &flags, &pblk))
-				break;
-			if (!pblk || (flags & BMAP_RET_UNINIT))
-				continue;	/* a hole: nothing on disk */
-			add_block(&o, bs, lblk, pblk, size);
+			n = n < last - lblk + 1 ? n : last - lblk + 1;
+			if (pblk)	/* else a hole or unwritten: nothing on disk */
+				add_blocks(&o, bs, lblk, pblk, n, size);
+			lblk += n;
 		}
 	}
 	flush_run(&o);
@@ -189,6 +192,7 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr, "bp-readlist: %llu ranges; %llu changed files and %llu odd paths left out\n",
 		(unsigned long long)o.ranges, (unsigned long long)stale, (unsigned long long)odd);
+	bp_ext2_map_free(&map);
 	free(refs);
 	free(groups);
 	ext2fs_close_free(&fs);

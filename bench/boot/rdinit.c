@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "c.h"
 #include "rdinit.h"
 
 double rd_now_ms(void)
@@ -102,7 +103,7 @@ static void exec_init(const char *init, char **argv)
 		argv[0] = (char *)init;
 		execv(init, argv);
 	}
-	for (i = 0; i < sizeof(fallback) / sizeof(fallback[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(fallback); i++) {
 		argv[0] = (char *)fallback[i];
 		execv(fallback[i], argv);
 	}

@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fileid.h"
 #include "pack-format.h"
 
 struct bp_pack;
@@ -77,6 +78,19 @@ struct bp_pack_entry {
 	uint32_t path_len;
 	const char *path;	/* NUL-terminated, inside the pack; valid until bp_pack_free() */
 };
+
+/* The file's identity as the pack recorded it. */
+static inline struct bp_file_id bp_pack_entry_id(const struct bp_pack_entry *e)
+{
+	return (struct bp_file_id){ .ino = e->ino, .generation = e->generation, .size = e->size,
+				    .mtime_sec = e->mtime_sec, .mtime_nsec = e->mtime_nsec };
+}
+
+/* How bp_file_compare() compares with this pack's entries (feature_compat bits). */
+static inline unsigned int bp_pack_id_cmp(uint32_t feature_compat)
+{
+	return (feature_compat & BP_PACK_COMPAT_MTIME_NSEC) ? BP_FILE_CMP_NSEC : 0;
+}
 
 /*
  * Parse a pack held in memory. The pack refers to buf when the body is not

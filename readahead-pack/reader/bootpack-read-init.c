@@ -14,6 +14,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "c.h"
 #include "bootpack-read.h"
 
 extern char **environ;
@@ -26,13 +27,13 @@ static void exec_init(const char *init, int argc, char **argv)
 	const char *tried = init;
 	size_t i, n = 1;
 
-	for (i = 0; i < (size_t)argc && n < sizeof(nargv) / sizeof(nargv[0]) - 1; i++)
+	for (i = 0; i < (size_t)argc && n < ARRAY_SIZE(nargv) - 1; i++)
 		nargv[n++] = argv[i];
 	nargv[n] = NULL;
 	nargv[0] = (char *)init;
 	execve(init, nargv, environ);
 	bp_rlog(BP_RLOG_ERR, "cannot exec %s: %s; trying the default inits", init, strerror(errno));
-	for (i = 0; i < sizeof(fallback) / sizeof(fallback[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(fallback); i++) {
 		if (strcmp(fallback[i], tried) == 0)
 			continue;
 		nargv[0] = (char *)fallback[i];

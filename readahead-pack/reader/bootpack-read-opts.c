@@ -5,7 +5,9 @@
  * As a service the options are read with getopt_long(); as PID 1 only the
  * long options, up to the first other word, which goes to init with all
  * that follow. A bad value stops the service (exit 2) and is ignored as
- * PID 1: init must still run.
+ * PID 1: init must still run. The options that are settings of
+ * bootpack.conf too are parsed by bp_reader_conf_set() (reader-cmdline.c),
+ * the one parser of those settings and their limits.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,8 +16,8 @@
 #include <unistd.h>
 
 #include "bootpack-read.h"
+#include "c.h"
 #include "exitcodes.h"
-#include "strutils.h"
 
 enum {
 	OPT_MAX_FDS = 256,
@@ -119,12 +121,67 @@ static void usage_error(const char *what, const char *arg)
 		BP_READER_PROG, what, arg, BP_READER_PROG);
 }
 
+/* Options that are settings of bootpack.conf too: parsed by bp_reader_conf_set(), as there. */
+static const struct {
+	int opt;
+	const char *key;
+} conf_opts[] = {
+	{ 't', "max_ms" },
+	{ OPT_BUDGET, "budget" },
+	{ OPT_HEAD_START, "head_start_ms" },
+	{ OPT_MAX_FDS, "max_fds" },
+	{ OPT_METHOD, "method" },
+	{ OPT_IOPRIO, "ioprio" },
+	{ OPT_LOG, "log" },
+	{ OPT_META_GAP, "meta_gap" },
+	{ OPT_IN_FLIGHT, "in_flight" },
+	{ OPT_MAX_REQUEST, "max_request" },
+};
+
+/* The settings c holds and over does not (over may be NULL) into s. */
+static void take(struct bp_read_settings *s, const struct bp_reader_conf *c,
+		 const struct bp_reader_conf *over)
+{
+	const struct bp_reader_conf none = { .log = -1, .method = -1, .ioprio = -1 };
+
+	if (!over)
+		over = &none;
+	if (c->has_max_ms && !over->has_max_ms)
+		s->o.max_ms = c->max_ms;
+	if (c->has_budget && !over->has_budget)
+		s->o.budget = c->budget;
+	if (c->has_head_start && !over->has_head_start)
+		s->head_start_ms = c->head_start_ms;
+	if (c->has_max_fds && !over->has_max_fds)
+		s->o.max_fds = c->max_fds;
+	if (c->method >= 0 && over->method < 0)
+		s->o.method = c->method;
+	if (c->ioprio >= 0 && over->ioprio < 0)
+		s->o.ioprio = c->ioprio;
+	if (c->log >= 0 && over->log < 0)
+		s->o.log = c->log;
+	if (c->has_meta_gap && !over->has_meta_gap)
+		s->o.meta_gap = c->meta_gap;
+	if (c->has_in_flight && !over->has_in_flight)
+		s->o.in_flight = c->in_flight;
+	if (c->has_max_request && !over->has_max_request)
+		s->o.max_request = c->max_request;
+}
+
 /* One option; 0, or -EINVAL (bad value). */
 static int set_opt(struct bp_read_settings *s, int c, const char *arg)
 {
-	uint64_t v;
+	size_t i;
 	int r;
 
+	for (i = 0; i < ARRAY_SIZE(conf_opts); i++) {
+		if (conf_opts[i].opt != c)
+			continue;
+		r = bp_reader_conf_set(&s->cl, conf_opts[i].key, arg);
+		if (!r)
+			take(s, &s->cl, NULL);
+		return r;
+	}
 	switch (c) {
 	case 'p':
 		s->o.pack = arg;
@@ -139,50 +196,8 @@ static int set_opt(struct bp_read_settings *s, int c, const char *arg)
 	case 'r':
 		s->o.root = arg;
 		return 0;
-	case 't':
-		if (bp_parse_u64(arg, &v) || v > 86400000)
-			return -EINVAL;
-		s->o.max_ms = v;
-		s->cl_max_ms = 1;
-		return 0;
-	case OPT_BUDGET:
-		if (bp_parse_size(arg, &v))
-			return -EINVAL;
-		s->o.budget = v;
-		s->cl_budget = 1;
-		return 0;
-	case OPT_HEAD_START:
-		if (bp_reader_parse_head_start(arg, &v))
-			return -EINVAL;
-		s->head_start_ms = v;
-		s->cl_head_start = 1;
-		return 0;
 	case OPT_BACKGROUND:
 		s->background = 1;
-		return 0;
-	case OPT_MAX_FDS:
-		if (bp_parse_u64(arg, &v) || v < 1 || v > 65536)
-			return -EINVAL;
-		s->o.max_fds = (unsigned int)v;
-		s->cl_max_fds = 1;
-		return 0;
-	case OPT_METHOD:
-		if ((r = bp_reader_parse_method(arg)) < 0)
-			return r;
-		s->o.method = r;
-		s->cl_method = 1;
-		return 0;
-	case OPT_IOPRIO:
-		if ((r = bp_reader_parse_ioprio(arg)) < 0)
-			return r;
-		s->o.ioprio = r;
-		s->cl_ioprio = 1;
-		return 0;
-	case OPT_LOG:
-		if ((r = bp_reader_parse_log(arg)) < 0)
-			return r;
-		s->o.log = r;
-		s->cl_log = 1;
 		return 0;
 	case OPT_CONFIG:
 		s->config = arg;
@@ -195,24 +210,6 @@ static int set_opt(struct bp_read_settings *s, int c, const char *arg)
 		return 0;
 	case OPT_NO_META:
 		s->o.no_meta = 1;
-		return 0;
-	case OPT_META_GAP:
-		if (bp_reader_parse_gap(arg, &v))
-			return -EINVAL;
-		s->o.meta_gap = v;
-		s->cl_meta_gap = 1;
-		return 0;
-	case OPT_IN_FLIGHT:
-		if (bp_reader_parse_in_flight(arg, &v))
-			return -EINVAL;
-		s->o.in_flight = v;
-		s->cl_in_flight = 1;
-		return 0;
-	case OPT_MAX_REQUEST:
-		if (bp_reader_parse_max_request(arg, &v))
-			return -EINVAL;
-		s->o.max_request = v;
-		s->cl_max_request = 1;
 		return 0;
 	case OPT_PROBE:
 		s->probe = arg;
@@ -234,9 +231,9 @@ static void apply_probe(struct bp_read_settings *s, const struct bp_reader_conf 
 	bp_reader_conf_init(&pr);
 	if (bp_reader_load_probe(s->probe, &pr))
 		return;	/* none, or unreadable: the defaults */
-	if (pr.has_max_request && !s->cl_max_request && !conf->has_max_request)
+	if (pr.has_max_request && !s->cl.has_max_request && !conf->has_max_request)
 		s->o.max_request = pr.max_request;
-	if (pr.has_in_flight && !s->cl_in_flight && !conf->has_in_flight)
+	if (pr.has_in_flight && !s->cl.has_in_flight && !conf->has_in_flight)
 		s->o.in_flight = pr.in_flight;
 }
 
@@ -262,43 +259,25 @@ void bp_read_apply_conf(struct bp_read_settings *s)
 		memcpy(s->conf_init, conf.init, sizeof(s->conf_init));
 		s->o.init = s->conf_init;
 	}
-	if (conf.has_max_ms && !s->cl_max_ms)
-		s->o.max_ms = conf.max_ms;
-	if (conf.has_budget && !s->cl_budget)
-		s->o.budget = conf.budget;
-	if (conf.has_head_start && !s->cl_head_start)
-		s->head_start_ms = conf.head_start_ms;
-	if (conf.has_max_fds && !s->cl_max_fds)
-		s->o.max_fds = conf.max_fds;
-	if (conf.method >= 0 && !s->cl_method)
-		s->o.method = conf.method;
-	if (conf.ioprio >= 0 && !s->cl_ioprio)
-		s->o.ioprio = conf.ioprio;
-	if (conf.log >= 0 && !s->cl_log)
-		s->o.log = conf.log;
-	if (conf.has_meta_gap && !s->cl_meta_gap)
-		s->o.meta_gap = conf.meta_gap;
-	if (conf.has_in_flight && !s->cl_in_flight)
-		s->o.in_flight = conf.in_flight;
-	if (conf.has_max_request && !s->cl_max_request)
-		s->o.max_request = conf.max_request;
+	take(s, &conf, &s->cl);
 	apply_probe(s, &conf);
 }
 
 /* The kernel command line wins over the configuration file, not over options. */
 void bp_read_apply_cmdline(struct bp_read_settings *s, const struct bp_reader_cmdline *cl)
 {
-	if (cl->has_meta_gap && !s->cl_meta_gap)
+	if (cl->has_meta_gap && !s->cl.has_meta_gap)
 		s->o.meta_gap = cl->meta_gap;
-	if (cl->has_head_start && !s->cl_head_start)
+	if (cl->has_head_start && !s->cl.has_head_start)
 		s->head_start_ms = cl->head_start_ms;
-	if (cl->has_in_flight && !s->cl_in_flight)
+	if (cl->has_in_flight && !s->cl.has_in_flight)
 		s->o.in_flight = cl->in_flight;
 }
 
 void bp_read_defaults(struct bp_read_settings *s)
 {
 	memset(s, 0, sizeof(*s));
+	bp_reader_conf_init(&s->cl);
 	s->o.pack = BP_PACK_DEFAULT_PATH;
 	s->o.root = "/";
 	s->o.init = BP_READER_DEFAULT_INIT;

@@ -21,8 +21,8 @@ struct bp_read_settings {
 	int no_exec, as_init, background;
 	uint64_t head_start_ms;
 	/* set on the command line: wins over the configuration file */
-	int cl_pack, cl_init, cl_max_ms, cl_budget, cl_max_fds, cl_method, cl_ioprio, cl_log;
-	int cl_head_start, cl_meta_gap, cl_in_flight, cl_max_request;
+	int cl_pack, cl_init;
+	struct bp_reader_conf cl;	/* the options that are settings of bootpack.conf too */
 	char conf_pack[256], conf_init[256];
 	unsigned int conf_bad_line;
 	int conf_rc;

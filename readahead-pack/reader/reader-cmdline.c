@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "c.h"
 #include "reader.h"
 #include "smallfile.h"
 #include "strutils.h"
@@ -33,7 +34,7 @@ static int is_off(const char *v, size_t len)
 	static const char *const offs[] = { "off", "0", "no", "false" };
 	size_t i;
 
-	for (i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(offs); i++)
 		if (strlen(offs[i]) == len && strncmp(v, offs[i], len) == 0)
 			return 1;
 	return 0;
@@ -231,7 +232,7 @@ static int set_path(char *dst, size_t max, const char *v)
 	return 0;
 }
 
-static int conf_set(struct bp_reader_conf *c, const char *k, const char *v)
+int bp_reader_conf_set(struct bp_reader_conf *c, const char *k, const char *v)
 {
 	uint64_t n;
 	int r;
@@ -345,7 +346,7 @@ int bp_reader_parse_conf(const char *buf, struct bp_reader_conf *c, unsigned int
 		if (!*s)
 			goto next;
 		eq = strchr(s, '=');
-		if (!eq || conf_set(c, trim((*eq = '\0', s)), trim(eq + 1)) < 0) {
+		if (!eq || bp_reader_conf_set(c, trim((*eq = '\0', s)), trim(eq + 1)) < 0) {
 			if (!rc && line)
 				*line = no;
 			rc = -EINVAL;
@@ -393,7 +394,7 @@ int bp_reader_parse_probe(const char *buf, struct bp_reader_conf *c)
 				*eq = '\0';
 				s = trim(s);
 				if (!strcmp(s, "max_request") || !strcmp(s, "in_flight"))
-					conf_set(&all, s, trim(eq + 1));
+					bp_reader_conf_set(&all, s, trim(eq + 1));
 			}
 		}
 		p += len;

@@ -38,6 +38,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "c.h"
+#include "queueattr.h"
 #include "reader.h"
 #include "smallfile.h"
 
@@ -178,7 +180,7 @@ int bp_reader_private_node(mode_t type, dev_t want, int flags)
 	 */
 	if (!all_private)
 		return -EPERM;
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
 		if (mount("bootpack", dirs[i], "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=0700") < 0)
 			continue;
 		mfd = open(dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -265,10 +267,7 @@ found:
 static int queue_attr(unsigned int major, unsigned int minor, int as_init, const char *name,
 		      int flags)
 {
-	static const char *const up[] = { "", "../" };
-	char path[96];
-	int dirfd = AT_FDCWD, fd = -ENOENT;
-	size_t i;
+	int dirfd = AT_FDCWD, fd;
 
 	if (as_init) {
 		struct stat root, st;
@@ -280,29 +279,10 @@ static int queue_attr(unsigned int major, unsigned int minor, int as_init, const
 				return dirfd;
 		}
 	}
-	for (i = 0; i < sizeof(up) / sizeof(up[0]) && fd < 0; i++) {
-		snprintf(path, sizeof(path), "%sdev/block/%u:%u/%squeue/%s",
-			 dirfd == AT_FDCWD ? "/sys/" : "", major, minor, up[i], name);
-		fd = openat(dirfd, path, flags | O_CLOEXEC);
-		if (fd < 0)
-			fd = -errno;
-	}
+	fd = bp_queue_open(dirfd, major, minor, name, flags);
 	if (dirfd != AT_FDCWD)
 		close(dirfd);
 	return fd;
-}
-
-/* A small sysfs value at offset 0 of fd: 0 or -errno. */
-static int attr_u64(int fd, uint64_t *v)
-{
-	char buf[24];
-	ssize_t n;
-
-	n = pread(fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
-		return n < 0 ? -errno : -EINVAL;
-	buf[n] = '\0';
-	return bp_parse_value_u64(buf, v);
 }
 
 int bp_reader_queue_u64(unsigned int major, unsigned int minor, int as_init, const char *name,
@@ -313,7 +293,7 @@ int bp_reader_queue_u64(unsigned int major, unsigned int minor, int as_init, con
 	fd = queue_attr(major, minor, as_init, name, O_RDONLY);
 	if (fd < 0)
 		return fd;
-	rc = attr_u64(fd, v);
+	rc = bp_queue_fd_u64(fd, v);
 	close(fd);
 	return rc;
 }
@@ -362,7 +342,7 @@ int bp_reader_set_read_ahead(unsigned int major, unsigned int minor, int as_init
 	fd = queue_attr(major, minor, as_init, "read_ahead_kb", O_RDWR);
 	if (fd < 0)
 		return fd;
-	rc = attr_u64(fd, was);
+	rc = bp_queue_fd_u64(fd, was);
 	n = snprintf(buf, sizeof(buf), "%u\n", kb);
 	if (!rc && pwrite(fd, buf, (size_t)n, 0) != n)
 		rc = -errno;

@@ -23,6 +23,7 @@
 #include <linux/fs.h>
 #include <linux/openat2.h>
 
+#include "fileid-fd.h"
 #include "reader-int.h"
 
 int rd_hash_init(struct rctx *c, uint32_t nfiles)
@@ -74,15 +75,13 @@ static int open_beneath(struct rctx *c, const char *rel, uint64_t flags)
 	return fd >= 0 ? (int)fd : -errno;
 }
 
-static int stale(const struct rctx *c, const struct stat *st, const struct bp_pack_entry *e)
+/* The rule of fileid.h; fd < 0 (an O_PATH lookup): the generation is not known yet. */
+static int stale(const struct rctx *c, int fd, const struct stat *st, const struct bp_pack_entry *e)
 {
-	if (st->st_ino != e->ino || (uint64_t)st->st_size != e->size ||
-	    st->st_mtim.tv_sec != e->mtime_sec)
-		return 1;
-	if ((c->compat & BP_PACK_COMPAT_MTIME_NSEC) &&
-	    (uint32_t)st->st_mtim.tv_nsec != e->mtime_nsec)
-		return 1;
-	return 0;
+	struct bp_file_id now, then = bp_pack_entry_id(e);
+	unsigned int how = bp_pack_id_cmp(c->compat) | bp_file_id_fd(fd, st, &now);
+
+	return bp_file_compare(&now, &then, how) != BP_FILE_SAME;
 }
 
 static void evict_lru(struct rctx *c)
@@ -116,7 +115,6 @@ static int open_file(struct rctx *c, const struct bp_pack_entry *e, struct slot 
 {
 	struct stat st, st2;
 	struct slot *s;
-	long gen = 0;
 	int pfd, fd;
 
 	if (!bp_pack_path_ok(e->path, e->path_len))
@@ -131,7 +129,7 @@ static int open_file(struct rctx *c, const struct bp_pack_entry *e, struct slot 
 	close(pfd);
 	if (!S_ISREG(st.st_mode) || st.st_dev != c->root_dev)
 		return FS_UNSAFE;	/* a FIFO or a device is never opened */
-	if (stale(c, &st, e))
+	if (stale(c, -1, &st, e))
 		return FS_STALE;
 
 	fd = open_beneath(c, e->path + 1, O_RDONLY | O_NOATIME | O_NONBLOCK | O_NOCTTY);
@@ -144,7 +142,7 @@ static int open_file(struct rctx *c, const struct bp_pack_entry *e, struct slot 
 		close(fd);
 		return FS_UNSAFE;	/* replaced between the two lookups */
 	}
-	if (ioctl(fd, FS_IOC_GETVERSION, &gen) == 0 && (uint32_t)gen != e->generation) {
+	if (stale(c, fd, &st2, e)) {	/* now with the generation */
 		close(fd);
 		return FS_STALE;
 	}

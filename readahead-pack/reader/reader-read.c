@@ -14,6 +14,7 @@
 #include <sys/sendfile.h>
 #include <unistd.h>
 
+#include "c.h"
 #include "reader-int.h"
 
 /*
@@ -144,7 +145,7 @@ static unsigned int uring_reap(struct rctx *c, unsigned int wait_nr)
 	unsigned int i, n, total = 0;
 
 	do {
-		n = bp_uring_reap(c->u, wait_nr, done, sizeof(done) / sizeof(done[0]));
+		n = bp_uring_reap(c->u, wait_nr, done, ARRAY_SIZE(done));
 		total += n;
 		wait_nr = 0;
 		for (i = 0; i < n; i++) {
@@ -166,7 +167,7 @@ static unsigned int uring_reap(struct rctx *c, unsigned int wait_nr)
 			rd_count_bytes(c, r->tag, read_with(c, fd, r->off + got, r->len - got,
 							 BP_READ_PREAD));
 		}
-	} while (n == sizeof(done) / sizeof(done[0]));
+	} while (n == ARRAY_SIZE(done));
 	return total;
 }
 

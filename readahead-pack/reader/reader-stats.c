@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileid-fd.h"
 #include "pack-parse.h"
 #include "reader-stats.h"
 
@@ -30,14 +31,16 @@ static int open_file(const char *root, const char *path)
 	return fd;
 }
 
-static int same_file(int fd, const struct bp_pack_entry *e)
+/* The rule of fileid.h, the generation included where the filesystem gives it. */
+static int same_file(int fd, const struct bp_pack_entry *e, unsigned int how)
 {
+	struct bp_file_id now, then = bp_pack_entry_id(e);
 	struct stat st;
 
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return 0;
-	return st.st_ino == e->ino && (uint64_t)st.st_size == e->size &&
-	       st.st_mtim.tv_sec == e->mtime_sec && (uint32_t)st.st_mtim.tv_nsec == e->mtime_nsec;
+	how |= bp_file_id_fd(fd, &st, &now);
+	return bp_file_compare(&now, &then, how) == BP_FILE_SAME;
 }
 
 /* Resident bytes of [off, off+len) of fd (len > 0, inside the file). */
@@ -84,6 +87,7 @@ static int64_t resident_bytes(int fd, uint64_t off, uint64_t len, uint64_t size)
 int bp_pack_residency(const char *root, const struct bp_pack *p, struct bp_pack_residency *r)
 {
 	uint32_t i, n = bp_pack_nentries(p), cur_path = UINT32_MAX;
+	unsigned int how = bp_pack_id_cmp(bp_pack_info(p)->feature_compat);
 	int fd = -1, ok = 0;
 
 	memset(r, 0, sizeof(*r));
@@ -100,7 +104,7 @@ int bp_pack_residency(const char *root, const struct bp_pack *p, struct bp_pack_
 			cur_path = e.path_off;
 			r->files++;
 			fd = open_file(root, e.path);
-			ok = fd >= 0 && same_file(fd, &e);
+			ok = fd >= 0 && same_file(fd, &e, how);
 			if (!ok) {
 				r->changed_files++;
 				if (!r->first_changed[0])

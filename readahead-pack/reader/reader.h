@@ -236,6 +236,13 @@ struct bp_reader_conf {
 	int has_max_request;
 };
 void bp_reader_conf_init(struct bp_reader_conf *c);
+/*
+ * One setting by its bootpack.conf key: 0, or -EINVAL (no such key, or a
+ * value outside its limits; c unchanged). The one parser of the reader's
+ * settings: bootpack.conf, the probe file and the options that are settings
+ * too (bootpack-read-opts.c) all go through it.
+ */
+int bp_reader_conf_set(struct bp_reader_conf *c, const char *key, const char *value);
 /* 0, or -EINVAL with *line set to the first bad line (which is skipped). */
 int bp_reader_parse_conf(const char *buf, struct bp_reader_conf *c, unsigned int *line);
 int bp_reader_load_conf(const char *path, struct bp_reader_conf *c, unsigned int *line);

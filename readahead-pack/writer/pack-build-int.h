@@ -10,17 +10,16 @@
 
 #include <ext2fs/ext2fs.h>
 
+#include "ext2file.h"
 #include "pack-build.h"
 #include "tracefile.h"
 
 /* What a traced file is now. */
 struct fstate {
-	struct ext2_inode_large inode;	/* for ext2fs_bmap2 */
+	struct bp_ext2_map map;		/* its runs on disk (ext2file.h) */
 	ext2_ino_t ino;
 	char *path;			/* canonical (fspath.h), malloc'd; NULL if not found */
-	uint32_t generation, mtime_nsec;
-	uint64_t size;
-	int64_t mtime;
+	struct bp_file_id id;		/* now (the pack records this) */
 	int skip;			/* enum bp_pack_skip, or -1 if usable */
 	int changed;
 	int in_pack;

@@ -292,6 +292,7 @@ out:
 	for (i = 0; b.fst && i < t->nfiles; i++) {
 		free(b.fst[i].done);
 		free(b.fst[i].path);
+		bp_ext2_map_free(&b.fst[i].map);
 	}
 	free(b.fst);
 	free(allmeta);

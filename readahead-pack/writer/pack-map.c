@@ -15,26 +15,15 @@
 #include <ext2fs/ext2fs.h>
 
 #include "array.h"
+#include "c.h"
 #include "fspath.h"
 #include "pack-build-int.h"
-
-static void read_times(ext2_filsys fs, const struct ext2_inode_large *in, int64_t *sec,
-		       uint32_t *nsec)
-{
-	int64_t t = (int32_t)in->i_mtime;
-
-	*nsec = 0;
-	/* i_mtime_extra ends 12 bytes into the extra space */
-	if (EXT2_INODE_SIZE(fs->super) > EXT2_GOOD_OLD_INODE_SIZE && in->i_extra_isize >= 12) {
-		t += (int64_t)(in->i_mtime_extra & 3) << 32;
-		*nsec = in->i_mtime_extra >> 2;
-	}
-	*sec = t;
-}
 
 errcode_t pb_resolve_file(struct builder *b, const struct bp_trace_file *f, struct fstate *s)
 {
 	char path[BP_PACK_PATH_MAX];
+	struct ext2_inode_large inode;
+	struct bp_file_id then;
 	errcode_t rc;
 
 	s->skip = -1;
@@ -53,24 +42,20 @@ errcode_t pb_resolve_file(struct builder *b, const struct bp_trace_file *f, stru
 	s->path = strdup(path);
 	if (!s->path)
 		return ENOMEM;
-	rc = ext2fs_read_inode_full(b->fs, s->ino, (struct ext2_inode *)&s->inode,
-				    sizeof(s->inode));
+	rc = bp_ext2_file_read(b->fs, s->ino, &inode, &s->id);
 	if (rc)
 		return rc;
-	if (!LINUX_S_ISREG(s->inode.i_mode)) {
+	if (!LINUX_S_ISREG(inode.i_mode)) {
 		s->skip = BP_PACK_SKIP_NOT_REGULAR;
 		return 0;
 	}
-	s->generation = s->inode.i_generation;
-	s->size = EXT2_I_SIZE(&s->inode);
-	read_times(b->fs, &s->inode, &s->mtime, &s->mtime_nsec);
-	if (s->inode.i_flags & EXT4_INLINE_DATA_FL) {
+	if (inode.i_flags & EXT4_INLINE_DATA_FL) {
 		s->skip = BP_PACK_SKIP_NO_BLOCKS;
 		return 0;
 	}
-	s->changed = s->ino != f->ino || s->generation != f->generation || s->size != f->size ||
-		     s->mtime != f->mtime;
-	return 0;
+	then = bp_trace_file_id(f);
+	s->changed = bp_file_compare(&s->id, &then, 0) != BP_FILE_SAME;
+	return bp_ext2_map_load(b->fs, s->ino, &inode, &s->map);
 }
 
 static errcode_t add_entry(struct builder *b, size_t file, uint64_t off, uint64_t len,
@@ -90,11 +75,11 @@ static errcode_t add_entry(struct builder *b, size_t file, uint64_t off, uint64_
 	e->length = len;
 	e->phys = phys;
 	e->budget_pos = b->used;
-	e->size = s->size;
-	e->mtime_sec = s->mtime;
-	e->mtime_nsec = s->mtime_nsec;
+	e->size = s->id.size;
+	e->mtime_sec = s->id.mtime_sec;
+	e->mtime_nsec = s->id.mtime_nsec;
 	e->ino = s->ino;
-	e->generation = s->generation;
+	e->generation = s->id.generation;
 	e->flags = s->changed ? BP_PACK_ENTRY_F_CHANGED : 0;
 	e->file = (uint32_t)file;
 	b->rep->nentries++;
@@ -115,15 +100,10 @@ static errcode_t map_span(struct builder *b, size_t file, uint64_t off, uint64_t
 	errcode_t rc;
 
 	for (pos = off; pos < end;) {
-		blk64_t lblk = pos / bs, pblk = 0;
-		uint64_t blk_end = (lblk + 1) * bs, piece_end = blk_end < end ? blk_end : end;
-		int flags = 0;
+		uint64_t lblk = pos / bs, pblk, n = bp_ext2_map_find(&s->map, lblk, &pblk);
+		uint64_t piece_end = n < DIV_ROUND_UP(end, bs) - lblk ? (lblk + n) * bs : end;
 
-		rc = ext2fs_bmap2(b->fs, s->ino, (struct ext2_inode *)&s->inode, NULL, 0, lblk,
-				  &flags, &pblk);
-		if (rc)
-			return rc;
-		if (pblk && !(flags & BMAP_RET_UNINIT)) {
+		if (pblk) {
 			uint64_t phys = pblk * bs + (pos - lblk * bs);
 
 			if (run_len && run_phys + run_len == phys) {
@@ -201,13 +181,13 @@ errcode_t pb_map_range(struct builder *b, size_t file, uint64_t off, uint64_t le
 	int nofit = 0;
 	errcode_t rc;
 
-	if (off >= s->size)
+	if (off >= s->id.size)
 		return 0;
-	end = len > s->size - off ? s->size : off + len;
+	end = len > s->id.size - off ? s->id.size : off + len;
 	off &= ~(b->page - 1);
 	end = (end + b->page - 1) & ~(b->page - 1);	/* end <= i_size: no overflow */
-	if (end > s->size)
-		end = s->size;	/* the last page: up to the end of the file */
+	if (end > s->id.size)
+		end = s->id.size;	/* the last page: up to the end of the file */
 	/* the parts of [off, end) not packed yet */
 	for (i = 0, pos = off; pos < end;) {
 		uint64_t gap_end = end;

@@ -8,6 +8,8 @@
 
 #include <ext2fs/ext2fs.h>
 
+#include "c.h"
+#include "ext2file.h"
 #include "fsident.h"
 #include "fspath.h"
 #include "pack-verify.h"
@@ -41,17 +43,27 @@ static int cmp_ref(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-/* State of a file, from its first entry (they all carry the same inode data). */
-static errcode_t check_file(ext2_filsys fs, const struct bp_pack_entry *e, int nsec,
-			    struct ext2_inode_large *in, ext2_ino_t *ino, int *state)
+/* bp_file_compare()'s verdicts as the pack's states */
+static const uint8_t change_state[] = {
+	[BP_FILE_SAME] = BP_PACK_FRESH,
+	[BP_FILE_INODE] = BP_PACK_STALE_INODE,
+	[BP_FILE_GENERATION] = BP_PACK_STALE_GENERATION,
+	[BP_FILE_SIZE] = BP_PACK_STALE_SIZE,
+	[BP_FILE_MTIME] = BP_PACK_STALE_MTIME,
+};
+
+/* State of a file, from its first entry (they all carry the same inode data); its runs if fresh. */
+static errcode_t check_file(ext2_filsys fs, const struct bp_pack_entry *e, unsigned int how,
+			    struct bp_ext2_map *map, int *state)
 {
 	char path[BP_PACK_PATH_MAX];
-	int64_t mtime;
-	uint32_t mnsec = 0;
+	struct ext2_inode_large in;
+	struct bp_file_id now, then = bp_pack_entry_id(e);
+	ext2_ino_t ino;
 	errcode_t rc;
 
 	/* The rule pack and relayout apply (fspath.h): the same file, or stale. */
-	rc = bp_fs_path_resolve(fs, e->path, path, sizeof(path), ino);
+	rc = bp_fs_path_resolve(fs, e->path, path, sizeof(path), &ino);
 	if (rc == EXT2_ET_FILE_NOT_FOUND || rc == EXT2_ET_NO_DIRECTORY || rc == ELOOP ||
 	    rc == ENAMETOOLONG) {
 		*state = BP_PACK_STALE_MISSING;
@@ -59,47 +71,31 @@ static errcode_t check_file(ext2_filsys fs, const struct bp_pack_entry *e, int n
 	}
 	if (rc)
 		return rc;
-	rc = ext2fs_read_inode_full(fs, *ino, (struct ext2_inode *)in, sizeof(*in));
+	rc = bp_ext2_file_read(fs, ino, &in, &now);
 	if (rc)
 		return rc;
-	mtime = (int32_t)in->i_mtime;
-	if (EXT2_INODE_SIZE(fs->super) > EXT2_GOOD_OLD_INODE_SIZE && in->i_extra_isize >= 12) {
-		mtime += (int64_t)(in->i_mtime_extra & 3) << 32;
-		mnsec = in->i_mtime_extra >> 2;
-	}
-	if (!LINUX_S_ISREG(in->i_mode))
+	if (!LINUX_S_ISREG(in.i_mode))
 		*state = BP_PACK_STALE_NOT_REGULAR;
-	else if (*ino != e->ino)
-		*state = BP_PACK_STALE_INODE;
-	else if (in->i_generation != e->generation)
-		*state = BP_PACK_STALE_GENERATION;
-	else if (EXT2_I_SIZE(in) != e->size)
-		*state = BP_PACK_STALE_SIZE;
-	else if (mtime != e->mtime_sec || (nsec && mnsec != e->mtime_nsec))
-		*state = BP_PACK_STALE_MTIME;
 	else
-		*state = BP_PACK_FRESH;
-	return 0;
+		*state = change_state[bp_file_compare(&now, &then, how)];
+	return *state == BP_PACK_FRESH ? bp_ext2_map_load(fs, ino, &in, map) : 0;
 }
 
 /* Every block of the range where the entry says it is? */
-static errcode_t check_blocks(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode_large *in,
-			      const struct bp_pack_entry *e, int *moved)
+static int moved(uint64_t bs, const struct bp_ext2_map *map, const struct bp_pack_entry *e)
 {
-	uint64_t bs = fs->blocksize, first = e->offset / bs, last = (e->offset + e->length - 1) / bs;
-	uint64_t want = e->phys / bs, l;
-	errcode_t rc;
+	uint64_t l = e->offset / bs, last = (e->offset + e->length - 1) / bs, want = e->phys / bs;
 
-	*moved = (e->phys % bs) != (e->offset % bs);
-	for (l = first; l <= last && !*moved; l++, want++) {
-		blk64_t pblk = 0;
-		int flags = 0;
+	if (e->phys % bs != e->offset % bs)
+		return 1;
+	while (l <= last) {
+		uint64_t pblk, n = bp_ext2_map_find(map, l, &pblk);
 
-		rc = ext2fs_bmap2(fs, ino, (struct ext2_inode *)in, NULL, 0, l, &flags, &pblk);
-		if (rc)
-			return rc;
-		if (pblk != want || (flags & BMAP_RET_UNINIT))
-			*moved = 1;
+		if (pblk != want)
+			return 1;	/* elsewhere, a hole or unwritten */
+		n = MIN(n, last - l + 1);
+		l += n;
+		want += n;
 	}
 	return 0;
 }
@@ -108,8 +104,8 @@ errcode_t bp_pack_check(ext2_filsys fs, const struct bp_pack *p, struct bp_pack_
 			struct bp_err *err)
 {
 	const struct bp_pack_info *info = bp_pack_info(p);
-	int nsec = !!(info->feature_compat & BP_PACK_COMPAT_MTIME_NSEC);
-	struct ext2_inode_large in;
+	unsigned int how = bp_pack_id_cmp(info->feature_compat);
+	struct bp_ext2_map map = { 0 };
 	struct bp_pack_entry e;
 	struct ref *refs;
 	uint32_t n = info->nentries, i, j;
@@ -135,28 +131,20 @@ errcode_t bp_pack_check(ext2_filsys fs, const struct bp_pack *p, struct bp_pack_
 	}
 	qsort(refs, n, sizeof(*refs), cmp_ref);
 	for (i = 0; i < n; i = j) {
-		ext2_ino_t ino = 0;
 		int fstate, file_stale = 0;
 
 		bp_pack_entry(p, refs[i].idx, &e);
-		rc = check_file(fs, &e, nsec, &in, &ino, &fstate);
+		rc = check_file(fs, &e, how, &map, &fstate);
 		if (rc) {
 			bp_err_lib(err, rc, "while looking up %s", e.path);
 			goto out;
 		}
 		for (j = i; j < n && refs[j].path_off == refs[i].path_off; j++) {
-			int st = fstate, moved;
+			int st = fstate;
 
 			bp_pack_entry(p, refs[j].idx, &e);
-			if (st == BP_PACK_FRESH) {
-				rc = check_blocks(fs, ino, &in, &e, &moved);
-				if (rc) {
-					bp_err_lib(err, rc, "while mapping the blocks of %s", e.path);
-					goto out;
-				}
-				if (moved)
-					st = BP_PACK_STALE_MOVED;
-			}
+			if (st == BP_PACK_FRESH && moved(fs->blocksize, &map, &e))
+				st = BP_PACK_STALE_MOVED;
 			c->state[refs[j].idx] = (uint8_t)st;
 			c->count[st]++;
 			if (st != BP_PACK_FRESH) {
@@ -168,6 +156,7 @@ errcode_t bp_pack_check(ext2_filsys fs, const struct bp_pack *p, struct bp_pack_
 		c->stale_files += file_stale;
 	}
 out:
+	bp_ext2_map_free(&map);
 	free(refs);
 	return rc;
 }

@@ -22,6 +22,8 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
+#include "c.h"
+
 #ifndef SYS_openat2
 #define SYS_openat2 437		/* the same number on every architecture */
 #endif
@@ -34,7 +36,7 @@ int main(int argc, char **argv)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+	struct sock_fprog prog = { .len = ARRAY_SIZE(f), .filter = f };
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: bp-no-openat2 COMMAND [ARG...]\n");
