@@ -3,8 +3,8 @@
 # --in-flight: the reader keeps at most SIZE of file reads queued or in
 # flight, so a read the boot issues itself waits behind that much at most.
 # The disk is a loop device slowed to 4 MiB/s for the processes of a cgroup
-# of our own (blkio throttling queues their reads first come, first
-# served, as a disk does). While bootpack-read streams a 36 MiB pack there,
+# of our own (block throttling, cgroup v1 blkio or v2 io.max, queues their
+# reads first come, first served, as a disk does). While bootpack-read streams a 36 MiB pack there,
 # a 4 KiB read of a file outside the pack is issued from the same cgroup;
 # what of the pack became resident (mincore, from outside) while it waited
 # is what was queued ahead of it: at most the window and a read or two with
