@@ -58,6 +58,7 @@ void bp_probe_predict(const struct bp_disk_model *m, const struct bp_probe *p,
 		v[i] = bp_model_charge(&st, &io, NULL);
 	}
 	out->far_ms = bp_probe_median(v, n) * 1e3;
+	bp_model_free(&st);
 
 	req = p->seq_request ? p->seq_request : DEFAULT_REQUEST;
 	count = p->seq_bytes / req;
@@ -69,6 +70,7 @@ void bp_probe_predict(const struct bp_disk_model *m, const struct bp_probe *p,
 		io.offset = p->seq_offset + i * req;
 		t += bp_model_charge(&st, &io, NULL);
 	}
+	bp_model_free(&st);
 	out->rate_mbs = t > 0 ? (double)(count * req) / t / 1e6 : 0.0;
 }
 
