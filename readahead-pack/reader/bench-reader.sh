@@ -47,7 +47,7 @@ echo "1. warm cache, 10,000 entries: CPU (user+sys, ms) and peak RSS (KiB), medi
 replay
 for m in parse pread readahead fadvise; do
 	: >"$tmp/cpu"; : >"$tmp/rss"
-	for i in 1 2 3 4 5 6 7; do
+	for _ in 1 2 3 4 5 6 7; do
 		if [ $m = parse ]; then
 			set -- --budget=1
 		else
@@ -66,7 +66,7 @@ done
 echo
 echo "2. cold cache: reader wall, then replay wall and sectors read (median of 3)"
 : >"$tmp/w"; : >"$tmp/s"
-for i in 1 2 3; do
+for _ in 1 2 3; do
 	cold; s0=$(sectors); t0=$(date +%s%N); replay; t1=$(date +%s%N)
 	echo $(( (t1 - t0) / 1000000 )) >>"$tmp/w"; echo $(( $(sectors) - s0 )) >>"$tmp/s"
 done

@@ -71,6 +71,7 @@ slow_bg() {
 # a pack of files under /usr, about 2 MiB of them (none inline in its
 # inode: the pack has no range of such a file)
 files=() sum=0
+# shellcheck disable=SC2013  # the fixture's paths have no spaces
 for f in $(awk '$2 ~ /^\/usr\// {print $2}' "$img.files"); do
 	sz=$(stat -c %s "$mnt$f")
 	[ "$sz" -ge 4096 ] && [ $((sum + sz)) -le $((2 << 20)) ] || continue

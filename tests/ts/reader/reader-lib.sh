@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
 # reader-lib.sh --- helpers shared by the tests/ts/reader cases (sourced, not a test)
 
 READER=${READER:-$top_builddir/bootpack-read}
