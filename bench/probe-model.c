@@ -80,6 +80,7 @@ void bp_probe_predict(const struct bp_disk_model *m, const struct bp_probe *p,
 	}
 	bp_model_free(&st);
 	out->far_ms = bp_probe_median(v, n) * 1e3;
+	bp_model_free(&st);
 
 	req = p->seq_request ? p->seq_request : DEFAULT_REQUEST;
 	count = p->seq_bytes / req;

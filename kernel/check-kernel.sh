@@ -57,21 +57,12 @@ summary=$work/summary.txt
 note() { echo "$*" | tee -a "$summary"; }
 
 # --- packages ------------------------------------------------------------------
-pkgs="linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev busybox-static
-	qemu-system-x86 cpio e2fsprogs"
-missing=
-for p in $pkgs; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-		missing+=" $p"
-done
-if [ -n "$missing" ]; then
-	[ $install = 1 ] || die "missing packages:$missing"
-	[ "$(id -u)" = 0 ] || die "missing packages:$missing (run as root to install them)"
-	say "installing$missing"
-	apt-get install -y -q $missing >"$work/apt.log" 2>&1 ||
-		{ apt-get update -q >>"$work/apt.log" 2>&1 &&
-		  apt-get install -y -q $missing >>"$work/apt.log" 2>&1; } ||
-		die "apt-get install failed (see $work/apt.log)"
+# setup.sh's list for this target (deps-kernel), installed when missing.
+if [ $install = 1 ]; then
+	"$srcdir/setup.sh" deps-kernel >"$work/apt.log" 2>&1 ||
+		{ cat "$work/apt.log" >&2; die "packages missing (see $work/apt.log)"; }
+else
+	BP_NO_INSTALL=1 "$srcdir/setup.sh" deps-kernel || die "packages missing"
 fi
 kver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
 tarball=/usr/src/linux-source-6.1.tar.xz
@@ -101,9 +92,9 @@ configure() {	# configure BUILD FRAGMENT
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$1" "$1/.config" "$2" >/dev/null
 	make -s -C "$src" O="$1" olddefconfig >/dev/null
 	local want
-	for want in $(grep -E '^CONFIG_[A-Z0-9_]+=y$' "$2"); do
+	while read -r want; do
 		grep -qx "$want" "$1/.config" || die "$want did not stick in $1/.config"
-	done
+	done < <(grep -E '^CONFIG_[A-Z0-9_]+=y$' "$2")
 }
 kbuild() {	# kbuild BUILD LOG: make bzImage, print the seconds it took
 	local t0=$SECONDS

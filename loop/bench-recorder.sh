@@ -15,6 +15,7 @@ TREE_SIZE=1G
 . "$top_srcdir/tests/ts/setup/tree.sh"
 mib=${1:-150}
 
+# shellcheck disable=SC2119  # mk_tree's arguments are mke2fs options: none here
 mk_tree
 src=/usr/lib/x86_64-linux-gnu
 mkdir -p "$ROOT/usr/lib/bench"
@@ -49,7 +50,7 @@ readall() {
 # interleaved: off, on, off, on (tracing_on of the recorder's instance)
 "$BOOTPACK" setup --root "$ROOT" --event read-start
 inst=$(ls -d /sys/kernel/tracing/instances/bootpack_misses-*-"$((0x$(stat -c %T "$TREE_DEV")))")
-plain= traced=
+plain='' traced=''
 for i in 1 2; do
 	echo 0 >"$inst/tracing_on"
 	plain+=" $(readall)"

@@ -33,8 +33,8 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-3600}
 FUZZ_SEED=${FUZZ_SEED:-1}
 FUZZ_MAX=${FUZZ_MAX:-0}
 FUZZ_TIMEOUT=${FUZZ_TIMEOUT:-120}
-KINDS=(${FUZZ_KINDS:-ext4 ext4-uninit ext3 ext4:aged ext4:quota ext4-uninit:quota ext4:full
-	ext4-uninit:quota:full ext3:full})
+read -ra KINDS <<<"${FUZZ_KINDS:-ext4 ext4-uninit ext3 ext4:aged ext4:quota ext4-uninit:quota ext4:full \
+	ext4-uninit:quota:full ext3:full}"
 [ -x "$MUTATE" ] || bp_fail "no $MUTATE (make relayout/fuzz-mutate)"
 bp_require_cmd tune2fs
 mkdir -p "$FUZZ_DIR"

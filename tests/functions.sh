@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
 # functions.sh --- sourced by every shell test case
 #
 # A case exits 0 (pass), 77 (skip, with a reason) or anything else (fail).
@@ -207,7 +208,7 @@ bp_layout_check() {
 	done
 	img=$1
 	shift
-	BP_LAYOUT_FIRST= BP_LAYOUT_LAST=
+	BP_LAYOUT_FIRST='' BP_LAYOUT_LAST=''
 	bs=$(dumpe2fs -h "$img" 2>/dev/null | awk -F': *' '/^Block size/ {print $2}')
 	[ -n "$bs" ] || { echo "layout: dumpe2fs cannot read $img"; return 1; }
 	# "T PATH OFF LEN" per range (LEN -1: the whole file), sorted by time.
@@ -362,6 +363,7 @@ bp_layout_check() {
 		index(own, " " $2 " ") == 0 { if (n++ < 10) print "layout: block " $1 " in the boot region belongs to " $2 " " $3 " " $4; bad = 1 }
 		END { exit bad }' || rc=1
 	[ $rc = 0 ] || return 1
+	# shellcheck disable=SC2034  # read by the cases (region-option.sh)
 	BP_LAYOUT_FIRST=$lo BP_LAYOUT_LAST=$hi
 	echo "# layout: one run $lo..$hi$([ $holes = 0 ] || echo " over $nholes holes of fixed metadata")$([ $anyorder = 1 ] || echo " in first-access order");" \
 		"$(sed -n 's/^SUMMARY //p' "$BP_TMPDIR/layout.out")"

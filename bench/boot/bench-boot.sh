@@ -45,6 +45,7 @@ set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 HERE=$SRC/bench/boot
+. "$HERE/env.sh"	# BOOTBENCH_DIR's default: the cache where a user looks for one
 BUILD=${BUILD:-$SRC}
 BB=${BOOTBENCH_DIR:-/work/bootbench}
 SEED=${SEED:-2008}

@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# shellcheck shell=dash  # busybox ash, checked as dash (the smaller shell)
 # SPDX-License-Identifier: GPL-2.0-or-later
 # init.sh --- /init of the busybox initramfs of kernel/check-kernel.sh.
 # Reads known files of the ext4 image on /dev/vda with readahead off, stops
@@ -16,7 +17,8 @@ mount -t devtmpfs dev /dev
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mode=check
-for a in $(cat /proc/cmdline); do
+read -r cmdline </proc/cmdline
+for a in $cmdline; do
 	case $a in bp.mode=*) mode=${a#bp.mode=} ;; esac
 done
 mkdir -p /out /mnt
@@ -25,7 +27,7 @@ echo 0 >/sys/block/vda/queue/read_ahead_kb
 mount -t ext4 -o ro /dev/vda /mnt || echo "mount failed" >>/out/errors
 
 if [ "$mode" = bench ]; then
-	for i in 1 2 3 4 5; do
+	for _ in 1 2 3 4 5; do
 		/mnt/bin/pread-bench /mnt/data/bench.dat 400 >>/out/bench 2>&1
 	done
 else

@@ -24,7 +24,7 @@ IOPRIOS=${IOPRIOS:-"be"}
 [ "$(id -u)" = 0 ] || { echo "bench-reader-io: needs root (loop device, tracefs)"; exit 0; }
 
 tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/bp-bench-io.XXXXXX")
-loop= inst=
+loop='' inst=''
 cleanup() {
 	[ -n "$inst" ] && [ -d "$inst" ] && { echo 0 >"$inst/tracing_on"; rmdir "$inst"; }
 	mountpoint -q "$tmp/mnt" && umount "$tmp/mnt"
@@ -102,7 +102,7 @@ for m in $METHODS; do
 				--pack "$tmp/pack" --method="$m" --ioprio="$p" 2>"$tmp/log" >"$tmp/ru" ||
 				{ echo "bootpack-read --method=$m failed:"; cat "$tmp/log"; }
 			echo 0 >"$inst/events/block/block_rq_issue/enable"
-			read -r u s rss wall <"$tmp/ru"
+			read -r u s _ _ <"$tmp/ru"
 			s0=$(sectors)
 			replay
 			s1=$(sectors)

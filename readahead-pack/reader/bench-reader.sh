@@ -47,7 +47,7 @@ echo "1. warm cache, 10,000 entries: CPU (user+sys, ms) and peak RSS (KiB), medi
 replay
 for m in parse pread readahead fadvise; do
 	: >"$tmp/cpu"; : >"$tmp/rss"
-	for i in 1 2 3 4 5 6 7; do
+	for _ in 1 2 3 4 5 6 7; do
 		if [ $m = parse ]; then
 			set -- --budget=1
 		else
@@ -55,7 +55,7 @@ for m in parse pread readahead fadvise; do
 		fi
 		"$H" run "$R" --no-exec --config=none --log=stderr --root "$tmp/mnt" \
 			--pack "$tmp/pack" "$@" 2>"$tmp/log" >"$tmp/ru"
-		read -r u s rss wall <"$tmp/ru"
+		read -r u s _ _ <"$tmp/ru"
 		echo "$u $s" | awk '{printf "%.3f\n", $1 + $2}' >>"$tmp/cpu"
 		echo "$rss" >>"$tmp/rss"
 	done
@@ -66,14 +66,14 @@ done
 echo
 echo "2. cold cache: reader wall, then replay wall and sectors read (median of 3)"
 : >"$tmp/w"; : >"$tmp/s"
-for i in 1 2 3; do
+for _ in 1 2 3; do
 	cold; s0=$(sectors); t0=$(date +%s%N); replay; t1=$(date +%s%N)
 	echo $(( (t1 - t0) / 1000000 )) >>"$tmp/w"; echo $(( $(sectors) - s0 )) >>"$tmp/s"
 done
 printf '  %-10s replay %s ms, %s sectors\n' "none" "$(median <"$tmp/w")" "$(median <"$tmp/s")"
 for m in pread readahead fadvise; do
 	: >"$tmp/rw"; : >"$tmp/w"; : >"$tmp/s"; : >"$tmp/t"
-	for i in 1 2 3; do
+	for _ in 1 2 3; do
 		cold
 		t0=$(date +%s%N); rd --method=$m 2>/dev/null; t1=$(date +%s%N)
 		s0=$(sectors); replay; t2=$(date +%s%N)

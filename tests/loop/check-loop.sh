@@ -14,15 +14,18 @@
 # $LB/deb-boot-N (the make-install ones stay).
 #
 # Not part of make check or CI: it needs root, debootstrap's mirror (first run),
-# qemu-system-x86 and minutes of TCG. Logs under LOOPBENCH_DIR (/work/loopbench).
-# The tree of /work/bootbench (the real-boot benchmark's cache) is copied, never modified.
+# qemu-system-x86 and minutes of TCG (make check-loop installs what it needs:
+# ./setup.sh deps-loop). Logs under LOOPBENCH_DIR (as root, default
+# /var/cache/bootpack/loopbench: bench/boot/env.sh). The tree of BOOTBENCH_DIR
+# (the real-boot benchmark's cache) is copied, never modified.
 set -euo pipefail
 
 HERE=${LOOP_HERE:-$(cd "$(dirname "$0")" && pwd)}
 SRC=$(cd "$HERE/../.." && pwd)
 BUILD=${BUILD:-$SRC}
-LB=${LOOPBENCH_DIR:-/work/loopbench}
-BB=${BOOTBENCH_DIR:-/work/bootbench}
+. "$SRC/bench/boot/env.sh"
+LB=$LOOPBENCH_DIR
+BB=$BOOTBENCH_DIR
 SUITE=bookworm
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
 IMG_SIZE=${IMG_SIZE:-3G}
@@ -126,7 +129,7 @@ cleanup_mount() {
 	if [ -n "$MNT" ] && mountpoint -q "$MNT"; then umount "$MNT" || umount -l "$MNT"; fi
 	[ -n "$MNT" ] && rmdir "$MNT" 2>/dev/null || true
 	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null || true
-	MNT= LOOP=
+	MNT='' LOOP=''
 }
 mount_image() {
 	LOOP=$(losetup --find --show "$1")
@@ -144,7 +147,7 @@ install_bootpack() {
 		echo "$GB/bootpack"
 		return
 	fi
-	deb=${DEB:-$(ls "$GB"/build-deb/bootpack_*_amd64.deb 2>/dev/null | head -n1)}
+	deb=${DEB:-$(compgen -G "$GB/build-deb/bootpack_*_amd64.deb" | head -n1)}
 	[ -f "$deb" ] || die "no .deb: set DEB= or let the harness run make deb"
 	cp "$deb" "$t/tmp/bootpack.deb"
 	chroot_mount "$t"
@@ -224,7 +227,7 @@ kver() { debugfs -c -R "ls -l /boot" "$1" 2>/dev/null | grep -o 'vmlinuz-[^ ]*' 
 # boot N [--kill-at PATTERN [--kill-delay S]]: one boot; logs in $LB/boot-N
 do_boot() {
 	need_root
-	local n=$1 img=${IMG:-$LB/loop.img} out kill_at= kill_delay=0 k args
+	local n=$1 img=${IMG:-$LB/loop.img} out kill_at='' kill_delay=0 k args
 	shift
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -277,7 +280,7 @@ do_boot() {
 				# this boot's own QEMU, found by its console log path
 				local qp
 				qp=$(pgrep -f "^qemu-system-x86_64 .*serial file:$out/console.log" || true)
-				[ -n "$qp" ] && kill -9 $qp
+				[ -n "$qp" ] && kill -9 "$qp"
 				sleep 1
 				break
 			fi
@@ -455,7 +458,7 @@ do_fault() {
 	compare_hashes "$LB/fault-$name-hashes-before" "$LB/fault-$name-hashes-after" "$LB/fault-$name-compare" ||
 		{ log "FAIL: $name: a file's content changed"; fail=1; }
 	grep -ah 'relayout of\|loopbench: relayout status\|loopbench: status: \(Phase\|Reason\|Attempts\)' \
-		"$LB"/fault-$name-[123]/console.log | tr -d '\r' >&2 || true
+		"$LB"/fault-"$name"-[123]/console.log | tr -d '\r' >&2 || true
 	log "fault $name: $([ $fail = 0 ] && echo PASS || echo FAIL)"
 	[ $fail = 0 ] && rm -f "$img"
 	return $fail

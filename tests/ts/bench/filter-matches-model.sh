@@ -75,7 +75,7 @@ d = json.load(open(sys.argv[1]))
 m = [m for m in d["bench"]["models"] if m["model"] == sys.argv[2]][0]
 s = {x["strategy"]: x for x in m["strategies"]}	# the strategies (strategy.h)
 print((m[sys.argv[3]] if sys.argv[3] in m else s[sys.argv[3]])["seconds"])
-' "$BP_TMPDIR/bench.json" $model $layout)
+' "$BP_TMPDIR/bench.json" "$model" "$layout")
 			read -r reqs busy < <(awk '!/^#/ { n++; s += $5 } END { printf "%d %.6f\n", n, s / 1e6 }' "$log")
 			wall=$(cat "$BP_TMPDIR/wall")
 			bp_info "$model $layout: bench $bench s, filter busy $busy s ($reqs requests)," \

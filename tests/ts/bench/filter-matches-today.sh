@@ -73,7 +73,7 @@ compare() {
 	for model in $MODELS; do
 		for layout in "$@"; do
 			log=$BP_TMPDIR/$model-$layout.log
-			nbdkit -U - --filter="$filter" file "$img" model=$model log="$log" \
+			nbdkit -U - --filter="$filter" file "$img" model="$model" log="$log" \
 				--run "$py $BP_TMPDIR/replay.py \"\$uri\" $BP_TMPDIR/stream $layout" \
 				>"$BP_TMPDIR/wall" 2>"$BP_TMPDIR/nbdkit.err" ||
 				{ cat "$BP_TMPDIR/nbdkit.err"; bp_fail "nbdkit $model $layout"; }

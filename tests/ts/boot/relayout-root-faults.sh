@@ -89,7 +89,7 @@ for t in debugfs e2fsck; do
 	real=$(command -v $t)
 	cat >"$fake/$t" <<EOF
 #!/bin/sh
-case \${FAKE_$(echo $t | tr a-z A-Z):-} in
+case \${FAKE_${t^^}:-} in
 hang) trap '' TERM; exec sleep 100000 ;;
 esac
 exec $real "\$@"
@@ -194,15 +194,15 @@ declare -A outcomes=()
 modes=(real real hang dry-hang term32 term-slow enospc dry-huge exit1 exit3 exit4 exit8 exit32 exit137)
 for ((n = 0; n < ${BP_FUZZ_RUNS:-0}; n++)); do
 	m=${modes[RANDOM % ${#modes[@]}]}
-	d= e=
+	d='' e=''
 	((RANDOM % 10)) || d=hang
 	((RANDOM % 10)) || e=hang
 	limit=$((1 + RANDOM % 4))
 	size=$(((RANDOM % 8) * 512 + 256))k
-	[ $m = real ] && { limit=$((limit + 30)); fresh; }
+	[ "$m" = real ] && { limit=$((limit + 30)); fresh; }
 	FAKE_BOOTPACK=$m FAKE_DEBUGFS=$d FAKE_E2FSCK=$e check $limit $size '^(done|skipped|failed) '
 	outcomes[$outcome]=$((${outcomes[$outcome]:-0} + 1))
-	if [ $m = real ] && [ -z "$d$e" ]; then
+	if [ "$m" = real ] && [ -z "$d$e" ]; then
 		# killed or not, the image is clean, or the boot's e2fsck -p repairs it
 		rc=0
 		e2fsck -fn "$img" >/dev/null 2>&1 || rc=$?

@@ -11,6 +11,7 @@ rl_mktrace "$img" "$BP_TMPDIR/t" "${RL_BOOT_FILES[@]}"
 truncate -s 4096 "$img"	# the superblock is there, the group descriptors are not
 for cmd in "verify --trace $BP_TMPDIR/t" "relayout -n --trace $BP_TMPDIR/t" \
 	"pack --trace $BP_TMPDIR/t -o $BP_TMPDIR/p"; do
+	# shellcheck disable=SC2086  # a verb and its options, split into words on purpose
 	bp_expect_exit 1 "$BOOTPACK" $cmd "$img"
 	bp_grep "while opening the filesystem: Attempt to read block from filesystem resulted in short read" \
 		"$BP_TMPDIR/err"

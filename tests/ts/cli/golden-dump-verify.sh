@@ -10,11 +10,13 @@
 # with BP_GOLDEN_UPDATE=1 and commit the new files with the change.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 bp_require_cmd debugfs dumpe2fs
+# shellcheck disable=SC2054  # PATH:OFFSET:LEN,LEN:... entries: the commas are the format's
 BOOT=(/boot/vmlinuz-6.1.0-bootpack /boot/initrd.img-6.1.0-bootpack:0:1048576,4194304:2097152
 	/usr/lib/systemd/systemd /usr/lib/x86_64-linux-gnu/libbp1.so.1 /usr/bin/bash /etc/fstab)
 
 for spec in "ext4-aged:--aged ext4" "ext3:ext3"; do
 	name=${spec%%:*}
+	# shellcheck disable=SC2086  # the fixture's options, split into words on purpose
 	img=$(bp_fixture ${spec#*:})
 	t=$BP_TMPDIR/$name.trace p=$BP_TMPDIR/$name.pack
 	# one metadata range: the root directory's first block

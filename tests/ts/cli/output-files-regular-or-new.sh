@@ -44,7 +44,7 @@ for verb in pack merge; do
 	bp_grep "the directory $o/missing does not exist" "$BP_TMPDIR/err"
 	run 2 "$t"
 	bp_grep "is the same file as the trace" "$BP_TMPDIR/err"
-	[ "$(ls -A "$o" | sort | tr '\n' ' ')" = "dangling dir fifo null " ] ||
+	[ "$(find "$o" -mindepth 1 -maxdepth 1 -printf '%f\n' | sort | tr '\n' ' ')" = "dangling dir fifo null " ] ||
 		bp_fail "$verb: refused outputs left files: $(ls -A "$o")"
 done
 bp_expect_exit 2 "$BOOTPACK" pack --trace "$t" -o "$img" "$img"
@@ -88,6 +88,7 @@ bp_expect_exit 0 "$BOOTPACK" pack --trace "$t" -o "$o/pack" "$img"
 [ -e "$o/pack.tmp-LiVe01" ] || bp_fail "a live writer's temporary file was removed"
 kill "$holder"
 wait "$holder" 2>/dev/null || true
+# shellcheck disable=SC2034  # read by the exit handler above (bp_on_exit's eval)
 live=
-[ "$(ls "$o" | grep -c '\.tmp-')" = 1 ] || bp_fail "temporary files left: $(ls "$o")"
+[ "$(find "$o" -mindepth 1 -maxdepth 1 -name '*.tmp-*' | wc -l)" = 1 ] || bp_fail "temporary files left: $(ls "$o")"
 exit 0

@@ -12,7 +12,7 @@ bp_require_cmd strings
 
 # var NAME: the fully expanded make variable of this build.
 var() { printf 'include Makefile\n_bp_show:\n\t@echo $(%s)\n' "$1" |
-	MAKEFLAGS= MAKELEVEL= make --no-print-directory -C "$top_builddir" -s -f - _bp_show; }
+	MAKEFLAGS='' MAKELEVEL='' make --no-print-directory -C "$top_builddir" -s -f - _bp_show; }
 etc=$(var sysconfdir)
 state=$(var bpstatedir)
 sbin=$(var sbindir)

@@ -29,6 +29,7 @@ quiet "verify --pack" "$BOOTPACK" -q verify --pack "$BP_TMPDIR/p" "$img"
 # --json is still printed, and is the only thing printed.
 for cmd in "pack --trace $BP_TMPDIR/t -o $BP_TMPDIR/p" "verify --trace $BP_TMPDIR/t" \
 	"verify --pack $BP_TMPDIR/p"; do
+	# shellcheck disable=SC2086  # a verb and its options, split into words on purpose
 	bp_expect_exit 0 "$BOOTPACK" $cmd -q --json "$img"
 	python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$BP_TMPDIR/out" ||
 		bp_fail "$cmd -q --json: no JSON"

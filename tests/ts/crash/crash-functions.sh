@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
 # crash-functions.sh --- helpers of the crash-injection cases (sourced after functions.sh)
 #
 # In the suite each case cuts the power at a sample of the writes of one
@@ -10,12 +11,14 @@
 
 CRASH_DRIVER=$top_srcdir/relayout/crash/crash-driver.sh
 CRASH_RELAYOUT=$top_builddir/relayout/crash/bp-crash-relayout
+# shellcheck disable=SC2034  # read by the cases that source this file
 CRASH_UNSAFE=$top_builddir/relayout/crash/bp-crash-unsafe
 CRASH_SUMMARY=${BP_CRASH_SUMMARY:-$top_builddir/tests/logs/crash-summary.txt}
 
 # The boot set: the relayout cases' (RL_BOOT_FILES, written with rl_mktrace,
 # i.e. tests/mktrace.sh).
 . "$top_srcdir/tests/ts/relayout/rl-functions.sh"
+# shellcheck disable=SC2034  # read by the cases that source this file
 CRASH_KVER=6.1.0-bootpack
 
 crash_require() {

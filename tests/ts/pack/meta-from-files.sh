@@ -67,7 +67,7 @@ done
 old=$(debugfs -R "blocks /etc" "$img" 2>/dev/null | awk '{print $1}')
 new=$(debugfs -R "ffb 1 20000" "$img" 2>/dev/null | awk '/Free blocks found/{print $4}')
 [ -n "$old" ] && [ -n "$new" ] || bp_fail "cannot find blocks to move"
-pk_mktrace "$img" "$BP_TMPDIR/trace" -m $((old * bs)):$bs:0 /etc/passwd:0:all:2000
+pk_mktrace "$img" "$BP_TMPDIR/trace" -m "$((old * bs)):$bs:0" /etc/passwd:0:all:2000
 dd if="$img" of="$img" bs="$bs" skip="$old" seek="$new" count=1 conv=notrunc status=none
 debugfs -w "$img" >/dev/null 2>&1 <<-DEBUGFS
 	setb $new

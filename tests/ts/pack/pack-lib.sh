@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
 # pack-lib.sh --- helpers shared by the tests/ts/pack cases (sourced, not a test)
 
 # pk_mktrace IMG OUT [-m OFF:LEN:NS]... SPEC...: write a trace (tracefile.h

@@ -51,7 +51,7 @@ if [ "$(id -u)" != 0 ]; then
 	cmp "$T/pack" "$T/keep" || bp_fail "failed run changed the pack"
 fi
 chmod 0755 "$T"
-ls "$T" | grep -q '\.tmp-' && bp_fail "temporary file left behind"
+[ -z "$(find "$T" -mindepth 1 -maxdepth 1 -name '*.tmp-*')" ] || bp_fail "temporary file left behind"
 [ "$(sha256sum "$img")" = "$sum" ] || bp_fail "the image was modified"
 
 # dump and verify: missing (3), not a pack (3), corrupt (3), truncated (3).
@@ -68,6 +68,7 @@ cp "$T/pack" "$T/bad"
 # flip every bit of header byte 64 (writing a fixed value changes nothing
 # when the byte already holds it)
 b=$(od -An -tu1 -j64 -N1 "$T/bad" | tr -d ' ')
+# shellcheck disable=SC2059  # the format is the byte, written as an octal escape
 printf "\\$(printf '%03o' $((255 - b)))" | dd of="$T/bad" bs=1 seek=64 conv=notrunc status=none
 cmp -s "$T/pack" "$T/bad" && bp_fail "the header byte did not change"
 bp_expect_exit 3 "$BOOTPACK" verify --pack "$T/bad" "$img"

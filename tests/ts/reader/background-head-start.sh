@@ -3,7 +3,8 @@
 # --background --head-start-ms (what the initramfs hooks run): the command
 # returns once the reading child's stream is under way, once the child is
 # done, or once the head start is over, whichever comes first; never later.
-# On a disk slowed to 1 MiB/s (blkio throttling in a cgroup of our own):
+# On a disk slowed to 1 MiB/s (block throttling in a cgroup of our own,
+# cgroup v1 blkio or v2 io.max):
 # - a pack of about 2 MiB, smaller than the window, and a 10 s head start:
 #   the stream's signal comes only with the end, so every packed file is
 #   resident (mincore, from outside) the moment the command returns (a
@@ -70,6 +71,7 @@ slow_bg() {
 # a pack of files under /usr, about 2 MiB of them (none inline in its
 # inode: the pack has no range of such a file)
 files=() sum=0
+# shellcheck disable=SC2013  # the fixture's paths have no spaces
 for f in $(awk '$2 ~ /^\/usr\// {print $2}' "$img.files"); do
 	sz=$(stat -c %s "$mnt$f")
 	[ "$sz" -ge 4096 ] && [ $((sum + sz)) -le $((2 << 20)) ] || continue

@@ -103,10 +103,10 @@ run_in_initramfs() {
 	local n missing
 	for ((n = 0; n < 200; n++)); do
 		missing=$(rd_not_resident "$mnt" "${files[@]}")
-		[ $missing = 0 ] && break
+		[ "$missing" = 0 ] && break
 		sleep 0.1
 	done
-	[ $missing = 0 ] || bp_fail "$1: $missing files not resident 20 s later"
+	[ "$missing" = 0 ] || bp_fail "$1: $missing files not resident 20 s later"
 }
 run_in_initramfs "$b/initramfs-tools/scripts/init-bottom/bootpack"
 run_in_initramfs "$b/dracut/90bootpack/bootpack-read.sh"

@@ -3,13 +3,14 @@
 # --in-flight: the reader keeps at most SIZE of file reads queued or in
 # flight, so a read the boot issues itself waits behind that much at most.
 # The disk is a loop device slowed to 4 MiB/s for the processes of a cgroup
-# of our own (blkio throttling queues their reads first come, first
-# served, as a disk does). While bootpack-read streams a 36 MiB pack there,
-# a 4 KiB read of a file outside the pack is issued from the same cgroup;
-# what of the pack became resident (mincore, from outside) while it waited
-# is what was queued ahead of it: at most the window and a read or two with
-# --in-flight=2M (also where the disk's request size cannot be read: no
-# /sys), most of the pack with --in-flight=64M.
+# of our own (block throttling, cgroup v1 blkio or v2 io.max, queues their
+# reads first come, first served, as a disk does). While bootpack-read
+# streams a 36 MiB pack there, a 4 KiB read of a file outside the pack is
+# issued from the same cgroup; what of the pack became resident (mincore,
+# from outside) while it waited is what was queued ahead of it: at most
+# the window and a read or two with --in-flight=2M (also where the disk's
+# request size cannot be read: no /sys), most of the pack with
+# --in-flight=64M.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 . "$top_srcdir/tests/ts/reader/reader-lib.sh"
 
@@ -36,14 +37,17 @@ bp_mount "$loop" "$mnt" ro
 
 rd_slow_cgroup "$loop" $((4 << 20)) grp
 
-# pages of the pack's files in the page cache, counted in one bp-mincore
-# process: one a file took 0.3 s in a sanitizer build, while the reader
-# streamed 1.3 MiB more, and the 2M window was once measured at 6 MiB
-resident() {
+# ranges: the pack's files as bp-mincore -l reads them; resident: their
+# pages in the page cache, counted in one bp-mincore process (one a file
+# took 0.3 s in a sanitizer build, while the reader streamed 1.3 MiB more)
+ranges() {
 	local f
 	for f in "${big[@]}"; do
 		printf '%s\t0\t%d\n' "$mnt$f" $((6 << 20))
-	done | "$RD_HELPERS/bp-mincore" -l | awk -v all=$((${#big[@]} * 1536)) '{ m += $1 } END { print all - m }'
+	done
+}
+resident() {
+	ranges | "$RD_HELPERS/bp-mincore" -l | awk -v all=$((${#big[@]} * 1536)) '{ m += $1 } END { print all - m }'
 }
 
 # ahead WINDOW [nosys]: bytes of the pack that became resident while the
@@ -51,7 +55,7 @@ resident() {
 # (nosys: in a mount namespace without /sys, where the disk's request size
 # cannot be read)
 ahead() {
-	local r0 r1 n pre=()
+	local m0 m1 n pre=()
 	[ "${2:-}" = nosys ] &&
 		pre=(unshare --mount --propagation private sh -c 'umount -l /sys && exec "$@"' sh)
 	rd_cold "$loop"
@@ -65,11 +69,14 @@ ahead() {
 			[ "$(resident)" -ge 512 ] && break
 			sleep 0.05
 		done
-		r0=$(resident)
-		dd if="$mnt/other" of=/dev/null bs=4k count=1 status=none
-		r1=$(resident)
+		# the pages missing before and after a 4 KiB read of another file,
+		# in one process: nothing but that read between the two counts (two
+		# processes and a dd, slow to start in a sanitizer build on a loaded
+		# machine, once let the 2M window measure 10 MiB)
+		read -r m0 m1 < <(ranges | "$RD_HELPERS/bp-mincore" -a "$mnt/other") ||
+			{ echo "bp-mincore -a failed" >&2; exit 1; }
 		wait $rpid || { cat "$BP_TMPDIR/rd.log" >&2; exit 1; }
-		echo $(((r1 - r0) * 4096))
+		echo $(((m0 - m1) * 4096))
 	) || bp_fail "bootpack-read --in-flight $1 failed"
 }
 

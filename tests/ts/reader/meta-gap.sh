@@ -50,8 +50,7 @@ gap_pages=$(awk '{s += int(($1 % 4096 + $2 + 4095) / 4096)} END {print s}' "$BP_
 
 # run GAP: one cold read with --meta-gap GAP; sets $missing.
 run() {
-	local round
-	for round in 1 2 3; do
+	for _ in 1 2 3; do
 		rd_cold "$loop"
 		rd_canary_set
 		bp_expect_exit 0 "$READER" --no-exec --config=none --log=stderr --root "$BP_TMPDIR/mnt" \

@@ -21,7 +21,7 @@ f=/usr/bin/python3
 "$BOOTPACK" pack --meta=trace --trace "$BP_TMPDIR/trace" -o "$BP_TMPDIR/pack" --budget 0 \
 	--page-size 16K "$loop" >/dev/null || bp_fail "pack --page-size 16K"
 
-for round in 1 2 3; do
+for _ in 1 2 3; do
 	rd_cold "$loop"
 	[ "$("$RD_HELPERS/bp-mincore" -m "$mnt$f" 16384 16384)" = 4 ] || bp_fail "not cold"
 	rd_canary_set

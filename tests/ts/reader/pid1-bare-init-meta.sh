@@ -76,7 +76,7 @@ bp_info "--no-meta: $without of $total metadata pages not resident after the boo
 
 # Empty /dev, no /sys: a private node. (Each round again if another test
 # dropped every cache meanwhile: the canary of rd_canary_set says so.)
-for round in 1 2 3; do
+for _ in 1 2 3; do
 	bare empty --log=stderr -- single
 	with=$(meta_missing)
 	rd_canary_lost || break
@@ -88,7 +88,7 @@ bp_info "empty /dev: $with of $total metadata pages not resident after the boot"
 [ "$with" = 0 ] || bp_fail "$with of $total metadata pages not resident after bootpack-read"
 
 # devtmpfs on /dev, no /sys: found by its number in /dev.
-for round in 1 2 3; do
+for _ in 1 2 3; do
 	bare devtmpfs --log=stderr -- single
 	with=$(meta_missing)
 	rd_canary_lost || break

@@ -3,11 +3,11 @@
 # --head-start-ms as PID 1 (PID namespace, stand-in init): with a fast disk
 # and a pack smaller than the reader's window init starts once the reader is
 # done; else once the window is queued, while the reader streams; with a
-# disk slowed to 1 MiB/s (blkio
-# throttling of the loop device in a cgroup of our own) init starts while
-# the reader still reads: the head start is a deadline, never a wait for
-# the disk. The stand-in notes whether the reader was running when it
-# started (an ordering, not a timing).
+# disk slowed to 1 MiB/s (block throttling of the loop device in a cgroup
+# of our own, cgroup v1 blkio or v2 io.max) init starts while the reader
+# still reads: the head start is a deadline, never a wait for the disk.
+# The stand-in notes whether the reader was running when it started (an
+# ordering, not a timing).
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 . "$top_srcdir/tests/ts/reader/reader-lib.sh"
 

@@ -29,7 +29,7 @@ names=(good fifo dev link dir/inner xdev/inner stale gone)
 } | debugfs -w "$img" >/dev/null 2>&1
 bp_fsck_clean "$img"
 pack=$BP_TMPDIR/pack
-rd_make_pack "$img" "$pack" $(printf '/rd/%s ' "${names[@]}")
+rd_make_pack "$img" "$pack" "${names[@]/#//rd/}"
 
 bp_loop_attach "$img" loop
 bp_mount "$loop" "$BP_TMPDIR/mnt"

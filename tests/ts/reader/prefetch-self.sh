@@ -26,7 +26,7 @@ done < <(readelf -lW "$READER" | awk '$1 == "LOAD" { print }')
 pages=${#mapped[@]}
 [ "$pages" -gt 10 ] || bp_fail "readelf: $pages pages in LOAD segments of $READER"
 
-for round in 1 2 3; do
+for _ in 1 2 3; do
 	rd_cold "$loop"
 	rd_canary_set
 	ios0=$(awk '{print $1}' "/sys/block/$(basename "$loop")/stat")

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
 # reader-lib.sh --- helpers shared by the tests/ts/reader cases (sourced, not a test)
 
 READER=${READER:-$top_builddir/bootpack-read}
@@ -54,23 +55,82 @@ rd_not_resident() {
 	echo "$_rd_n"
 }
 
-# RD_BLKIO: the cgroup v1 blkio hierarchy; rd_require_blkio skips without it.
+# The slow disks of the throttled cases: the kernel's block throttling
+# (blk-throttle) of a loop device for the processes of a cgroup of the case's
+# own, with cgroup v1 (blkio.throttle.read_bps_device in the blkio hierarchy)
+# or cgroup v2 (io.max, rbps=, a default Debian 12 mounts nothing else).
+# rd_require_blkio finds the hierarchy, mounting one where none is mounted
+# (a chroot), and skips, saying why, where none can be had. RD_BLKIO: the
+# v1 blkio hierarchy, else empty; RD_CG2: the v2 hierarchy used, else empty.
 RD_BLKIO=/sys/fs/cgroup/blkio
+RD_CG2=
+# _rd_cg_mount TYPE OPTIONS: mount a cgroup hierarchy on a directory of this
+# case's own (outside $BP_TMPDIR, whose removal must never reach into a
+# cgroup file system), unmounted at exit; the directory on stdout.
+_rd_cg_mount() {
+	local _rd_dir=/run/bootpack-test-$$-$1
+	mkdir -p "$_rd_dir" && mount -t "$1" -o "$2" "bootpack-test" "$_rd_dir" 2>/dev/null ||
+		{ rmdir "$_rd_dir" 2>/dev/null; return 1; }
+	echo "$_rd_dir"
+}
 rd_require_blkio() {
-	[ -w "$RD_BLKIO/blkio.throttle.read_bps_device" ] ||
-		bp_skip "no cgroup v1 blkio controller to slow the disk down"
+	local _rd_v2 _rd_v1
+	[ -w "$RD_BLKIO/blkio.throttle.read_bps_device" ] && return 0
+	RD_BLKIO=
+	_rd_v2=$(findmnt -rn -t cgroup2 -o TARGET | head -n 1)
+	if [ -z "$_rd_v2" ] && _rd_v2=$(_rd_cg_mount cgroup2 rw); then
+		bp_on_exit "umount '$_rd_v2' && rmdir '$_rd_v2'"
+	fi
+	if [ -n "$_rd_v2" ] && grep -qw io "$_rd_v2/cgroup.controllers"; then
+		# The io controller for the root's children (the root itself may hold
+		# processes: a cgroup namespace's root may not, then this fails).
+		grep -qw io "$_rd_v2/cgroup.subtree_control" ||
+			echo +io 2>"$BP_TMPDIR/cg.err" >"$_rd_v2/cgroup.subtree_control" ||
+			bp_skip "cgroup v2 at $_rd_v2: cannot enable the io controller for its children" \
+				"($(head -n 1 "$BP_TMPDIR/cg.err"))"
+		RD_CG2=$_rd_v2
+		bp_info "slow disk: cgroup v2 io.max under $RD_CG2"
+		return 0
+	fi
+	# No io controller in v2: it is bound to a v1 blkio hierarchy that is not
+	# mounted here (a chroot on a host of cgroup v1); mounting blkio again
+	# reaches that same hierarchy.
+	if _rd_v1=$(_rd_cg_mount cgroup blkio); then
+		bp_on_exit "umount '$_rd_v1' && rmdir '$_rd_v1'"
+		if [ -w "$_rd_v1/blkio.throttle.read_bps_device" ]; then
+			RD_BLKIO=$_rd_v1
+			bp_info "slow disk: cgroup v1 blkio mounted at $RD_BLKIO"
+			return 0
+		fi
+	fi
+	bp_skip "no block throttling: neither a cgroup v1 blkio hierarchy nor cgroup v2 with the" \
+		"io controller${_rd_v2:+ (v2 at $_rd_v2 has: $(cat "$_rd_v2/cgroup.controllers"))}"
 }
 
-# rd_slow_cgroup LOOP BPS VAR: a blkio cgroup of this case's own, removed at
-# exit, whose processes read LOOP at BPS bytes per second at most (blkio
-# throttling queues their reads first come, first served, as a disk does);
-# its directory in VAR (a process joins with: echo PID >"$VAR/cgroup.procs").
+# rd_slow_cgroup LOOP BPS VAR: a cgroup of this case's own, removed at exit,
+# whose processes read LOOP at BPS bytes per second at most (blk-throttle
+# queues their reads first come, first served, as a disk does); its
+# directory in VAR (a process joins with: echo PID >"$VAR/cgroup.procs").
+# After rd_require_blkio.
 rd_slow_cgroup() {
-	local _rd_grp=$RD_BLKIO/bp-test-$$-$3 _rd_maj _rd_min
-	mkdir "$_rd_grp" || bp_fail "cannot make the cgroup $_rd_grp"
-	bp_on_exit "rmdir '$_rd_grp'"
+	local _rd_grp _rd_maj _rd_min
 	read -r _rd_maj _rd_min < <(stat -c '%t %T' "$1")
-	echo "$((16#$_rd_maj)):$((16#$_rd_min)) $2" >"$_rd_grp/blkio.throttle.read_bps_device"
+	_rd_maj=$((16#$_rd_maj)) _rd_min=$((16#$_rd_min))
+	if [ -n "$RD_CG2" ]; then
+		_rd_grp=$RD_CG2/bp-test-$$-$3
+		mkdir "$_rd_grp" || bp_fail "cannot make the cgroup $_rd_grp"
+		bp_on_exit "rmdir '$_rd_grp'"
+		echo "$_rd_maj:$_rd_min rbps=$2" >"$_rd_grp/io.max" ||
+			bp_fail "cannot limit $1 in $_rd_grp/io.max"
+		grep -q "^$_rd_maj:$_rd_min rbps=$2 " "$_rd_grp/io.max" ||
+			bp_fail "$_rd_grp/io.max: $(cat "$_rd_grp/io.max")"
+	else
+		_rd_grp=$RD_BLKIO/bp-test-$$-$3
+		mkdir "$_rd_grp" || bp_fail "cannot make the cgroup $_rd_grp"
+		bp_on_exit "rmdir '$_rd_grp'"
+		echo "$_rd_maj:$_rd_min $2" >"$_rd_grp/blkio.throttle.read_bps_device" ||
+			bp_fail "cannot limit $1 in $_rd_grp"
+	fi
 	printf -v "$3" '%s' "$_rd_grp"
 }
 

@@ -55,7 +55,7 @@ run() {	# NAME: read requests of one cold run of --version
 	ios=$(($(awk '{print $1}' "/sys/block/$(basename "$loop")/stat") - ios0))
 	echo "$ios"
 }
-for round in 1 2 3; do
+for _ in 1 2 3; do
 	rd_canary_set
 	s=$(run stub)
 	f=$(run faults)

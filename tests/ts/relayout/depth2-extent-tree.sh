@@ -65,5 +65,5 @@ for b in $tree; do
 	[ "$b" -lt "$p1" ] && [ "$b" -ge $((p1 - 16)) ] ||
 		bp_fail "tree block $b is not just before the first piece ($p1)"
 done
-bp_info "tree blocks $(echo $tree) before data at $p1"
+bp_info "tree blocks ${tree//$'\n'/ } before data at $p1"
 exit 0

@@ -9,6 +9,7 @@
 . "$top_srcdir/tests/ts/relayout/rl-functions.sh"
 bp_require_cmd debugfs dumpe2fs blkid e2undo
 for kind in ext4 ext3 "--aged ext4-1k"; do
+	# shellcheck disable=SC2086  # the fixture's options, split into words on purpose
 	img=$(bp_fixture $kind)
 	rl_fill_holes "$img" || bp_fail "debugfs fill"
 	rl_mktrace "$img" "$BP_TMPDIR/t" /boot/vmlinuz-6.1.0-bootpack /usr/bin/bash /etc/fstab \

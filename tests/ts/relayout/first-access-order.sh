@@ -48,11 +48,11 @@ bmap_ranges() {
 dir_blocks() { debugfs -R "blocks \"$2\"" "$1" 2>/dev/null | tr ' ' '\n' | grep -v '^$'; }
 
 check_kind() {
-	local kind=$1 img t bs a b c ranges=() big=() small r i prev last first_all
+	local kind=$1 img t bs a c ranges=() big=() small r i prev last first_all
 	img=$(bp_fixture --aged "$kind")
 	t=$BP_TMPDIR/$kind.trace
 	bs=$(dumpe2fs -h "$img" 2>/dev/null | awk -F': *' '/^Block size/ {print $2}')
-	a=$(fsize "$img" $A) b=$(fsize "$img" $B) c=$(fsize "$img" $C)
+	a=$(fsize "$img" "$A") c=$(fsize "$img" "$C")
 	# time order: A head, B head, C, A middle, A tiny, A tail, B later
 	ranges=(
 		"$A 0 131072 1000"
@@ -100,6 +100,7 @@ check_kind() {
 	# physically contiguous pieces of >= 64 KiB (the tiny range joined one).
 	for f in "$A 0:131072 139264:8192 1048576:262144 2097152:$((a - 2097152))" \
 		 "$B 0:262144 1048576:131072"; do
+		# shellcheck disable=SC2086  # a range's fields, split on purpose
 		set -- $f
 		path=$1
 		shift
@@ -185,6 +186,7 @@ check_kind() {
 }
 
 for kind in ${RL_KINDS:-ext4 ext4-1k ext3}; do
+	# shellcheck disable=SC2086  # the kind's options, split on purpose
 	check_kind $kind
 done
 exit 0

@@ -60,6 +60,7 @@ bp_expect_exit 4 "$BOOTPACK" relayout --no-undo --trace "$t" "$img"
 bp_grep "is locked by another process" "$BP_TMPDIR/err"
 kill "$holder"
 wait "$holder" 2>/dev/null || true
+# shellcheck disable=SC2034  # read by the exit handler (bp_on_exit's eval)
 live=
 [ "$(rl_sum "$img")" = "$s0" ] || bp_fail "a refused run changed the image"
 

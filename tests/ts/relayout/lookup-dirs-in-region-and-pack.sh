@@ -16,7 +16,7 @@ rl_mktrace "$img" "$t" "${RL_BOOT_FILES[@]}"
 bp_expect_exit 0 "$BOOTPACK" relayout --json --no-undo --pack "$BP_TMPDIR/pack" --trace "$t" "$img"
 cp "$BP_TMPDIR/out" "$BP_TMPDIR/plan.json"
 bp_fsck_clean "$img"
-rs=$(jq '.relayout.plan.region_start' "$BP_TMPDIR/plan.json")
+reg_start=$(jq '.relayout.plan.region_start' "$BP_TMPDIR/plan.json")
 rn=$(jq '.relayout.plan.region_blocks' "$BP_TMPDIR/plan.json")
 [ "$rn" -gt 0 ] || bp_fail "no region in the plan"
 bs=$(dumpe2fs -h "$img" 2>/dev/null | sed -n 's/^Block size: *//p')
@@ -37,13 +37,13 @@ mapfile -t dirs < <(printf '%s\n' "${dirs[@]}" | sort -u)
 n=0
 for d in "${dirs[@]}"; do
 	for b in $(debugfs -R "blocks $d" "$img" 2>/dev/null); do
-		[ "$b" -ge "$rs" ] && [ "$b" -lt $((rs + rn)) ] ||
-			bp_fail "$d: block $b outside the region $rs+$rn"
+		[ "$b" -ge "$reg_start" ] && [ "$b" -lt $((reg_start + rn)) ] ||
+			bp_fail "$d: block $b outside the region $reg_start+$rn"
 		inpack "$b" || bp_fail "$d: block $b not in the pack"
 		n=$((n + 1))
 	done
 done
-bp_info "${#dirs[@]} directories, $n blocks, in the region $rs+$rn and in the pack"
+bp_info "${#dirs[@]} directories, $n blocks, in the region $reg_start+$rn and in the pack"
 
 # the inode-table block of every packed file and of those directories
 mapfile -t files < <(jq -r '[.entries[].path] | unique[]' "$BP_TMPDIR/pack.json")

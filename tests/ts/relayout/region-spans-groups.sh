@@ -24,6 +24,7 @@ mkdata big2 10485760 "$BP_TMPDIR/big2"
 mkdata big3 10485760 "$BP_TMPDIR/big3"
 mkdata small 102400 "$BP_TMPDIR/small"
 mkdata junk 1048576 "$BP_TMPDIR/junk"
+# shellcheck disable=SC2054  # PATH@OFF+LEN/T entries: the commas are the format's
 SPECS=(/boot/big3@0+10485760/1000000 /usr/small@0+102400/2000000
 	/boot/big1@0+4194304/3000000,4194304+6291456/5000000 /usr/lib/big2@0+10485760/4000000)
 
@@ -89,6 +90,7 @@ check() {
 img=$BP_TMPDIR/fs.img
 for kind in "ext3 -t ext3 -b 4096 -g 2048" "ext4-no-flex_bg -t ext4 -O ^flex_bg -b 4096 -g 2048" \
 	"ext3-1k -t ext3 -b 1024"; do
+	# shellcheck disable=SC2086  # the kind's fields, split on purpose
 	set -- $kind
 	what=$1
 	shift

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
 # rl-functions.sh --- helpers shared by the relayout cases (sourced after functions.sh)
 
 # Under ASan: ignore the undo manager's own leak in libext2fs (see the file).
@@ -27,6 +28,7 @@ rl_mktrace() {
 }
 
 # The boot set the cases use: kernel, initrd (partly), init and libraries.
+# shellcheck disable=SC2054  # PATH:OFF:LEN,... entries: the commas are the format's
 RL_BOOT_FILES=(
 	/boot/vmlinuz-6.1.0-bootpack
 	/boot/initrd.img-6.1.0-bootpack@0+1048576,4194304+2097152
@@ -56,6 +58,7 @@ rl_fill_holes() {
 		for i in $(seq 1 $n); do echo "write $BP_TMPDIR/chunk /fill/$i"; done
 		for i in $(seq 1 2 $n); do echo "rm /fill/$i"; done
 		if [ -n "$each" ]; then
+			# shellcheck disable=SC2059  # $each is the caller's debugfs command format
 			for i in $(seq 2 2 $n); do printf "$each\n" "/fill/$i"; done
 		fi
 	} >"$BP_TMPDIR/fill.cmds"

@@ -57,7 +57,7 @@ jq -e '[.entries[].path] | index("/usr/lib/y/new") == null' "$BP_TMPDIR/p0.json"
 bp_cache_hold
 cat "$ROOT"/usr/lib/x/* >/dev/null
 ydir=$(blk /usr/lib/y)
-bash "$top_srcdir/tests/mktrace.sh" "$img" "$BP_TMPDIR/next" -m $((ydir * bs)):$bs:5000000 \
+bash "$top_srcdir/tests/mktrace.sh" "$img" "$BP_TMPDIR/next" -m "$((ydir * bs)):$bs:5000000" \
 	/usr/lib/x/a /usr/lib/x/b /usr/lib/x/c /usr/lib/y/new
 bp_expect_exit 0 "$BOOTPACK" status --root "$ROOT" --sample --boot-trace "$BP_TMPDIR/next"
 miss=$((100000 + bs)) read=$((786432 + 100000 + bs))
@@ -103,18 +103,18 @@ bp_grep '^high_misses=0$' "$state"
 # a relayout, no trace. misboot NAME: a boot that reads three new
 # directories and a file in each
 misboot() {
-	local d m=()
+	local d b m=()
 	for d in 1 2 3; do
 		mkdir -p "$ROOT/srv/$1$d"
 		head -c 30000 /dev/urandom >"$ROOT/srv/$1$d/f"
 	done
 	sync
-	for d in $(for d in 1 2 3; do blk /srv/$1$d; done | sort -n); do
-		m+=(-m $((d * bs)):$bs:1000)
-	done
+	while read -r b; do
+		m+=(-m "$((b * bs)):$bs:1000")
+	done < <(for d in 1 2 3; do blk "/srv/$1$d"; done | sort -n)
 	rm -f "$sd/control-boot"	# the loop's control boots count no misses
 	bash "$top_srcdir/tests/mktrace.sh" "$img" "$BP_TMPDIR/$1" "${m[@]}" /usr/lib/x/a \
-		/srv/${1}1/f /srv/${1}2/f /srv/${1}3/f
+		"/srv/${1}1/f" "/srv/${1}2/f" "/srv/${1}3/f"
 	bp_expect_exit 0 "$BOOTPACK" status --root "$ROOT" --sample --boot-trace "$BP_TMPDIR/$1"
 }
 misboot u

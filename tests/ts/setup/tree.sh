@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
 # tree.sh --- sourced by the setup cases: a system tree on an ext4 image of
 # its own, loop-mounted at $ROOT, with bootpack installed (make install
 # DESTDIR) and the pieces setup looks for (systemd, initramfs-tools, a kernel

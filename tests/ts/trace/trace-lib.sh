@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
 # trace-lib.sh --- helpers shared by the tests/ts/trace cases (sourced, not a test)
 
 BP_TRACE_HELPERS=$top_builddir/tests/ts/trace
@@ -96,6 +97,7 @@ tr_no_instance() {
 # in IMG, in hex (as the filemap events print it).
 tr_render() {
 	local p ino script=
+	# shellcheck disable=SC2013  # the fixtures' paths have no spaces
 	for p in $(grep -o '@INO:[^@]*@' "$1" | sort -u | sed 's/^@INO://; s/@$//'); do
 		ino=$(debugfs -R "stat $p" "$2" 2>/dev/null | awk '/^Inode:/{print $2; exit}')
 		[ -n "$ino" ] || bp_fail "tr_render: $p not in $2"
