@@ -29,7 +29,7 @@ case ${1:-} in
 esac
 
 need_pkgs=()
-command -v $multi-gcc >/dev/null || need_pkgs+=(gcc-$multi)
+command -v $multi-gcc >/dev/null || need_pkgs+=("gcc-$multi")
 command -v qemu-aarch64 >/dev/null || need_pkgs+=(qemu-user)
 command -v pkg-config >/dev/null || need_pkgs+=(pkg-config)
 if [ ${#need_pkgs[@]} -gt 0 ]; then
@@ -47,7 +47,7 @@ if [ ! -f "$sr/.debs" ] || [ "$(cat "$sr/.debs")" != "$debs" ]; then
 	fi
 	rm -rf "$sr" "$cache/debs"
 	mkdir -p "$cache/debs" "$sr"
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2046,SC2086
 	(cd "$cache/debs" && apt-get download -q $(printf '%s:arm64 ' $debs) 2>&1 |
 		grep -v '^W: Download is performed unsandboxed' || :)
 	for d in "$cache"/debs/*.deb; do dpkg -x "$d" "$sr"; done
@@ -68,7 +68,7 @@ cd "$b/src"
 [ -f configure ] || ./autogen.sh >/dev/null 2>&1
 # -isystem: the sysroot's headers are system headers (no -Wundef noise) even
 # where pkg-config names them with -I.
-conf=(--host=$multi --enable-static-reader
+conf=("--host=$multi" --enable-static-reader
 	CPPFLAGS="-isystem $sr/usr/include"
 	LDFLAGS="-L$sr/usr/lib/$multi -L$sr/lib/$multi -Wl,-rpath-link,$sr/usr/lib/$multi:$sr/lib/$multi")
 if [ ! -f Makefile ] || [ "$(cat ../configured 2>/dev/null)" != "${conf[*]}" ]; then
