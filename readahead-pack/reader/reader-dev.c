@@ -258,6 +258,30 @@ found:
 	return fd;
 }
 
+/* ext2/3/4 superblock: 1024 bytes at byte 1024, s_magic at 0x38, s_uuid at 0x68. */
+#define SB_AT 1024
+#define SB_MAGIC_AT 0x38
+#define SB_UUID_AT 0x68
+
+int bp_reader_sb_uuid(unsigned int major, unsigned int minor, int as_init, uint8_t uuid[16])
+{
+	uint8_t sb[SB_UUID_AT + 16];
+	ssize_t n;
+	int fd;
+
+	fd = bp_reader_open_blockdev(major, minor, as_init, NULL, 0);
+	if (fd < 0)
+		return fd;
+	n = pread(fd, sb, sizeof(sb), SB_AT);
+	close(fd);
+	if (n != (ssize_t)sizeof(sb))
+		return n < 0 ? -errno : -EIO;
+	if (sb[SB_MAGIC_AT] != 0x53 || sb[SB_MAGIC_AT + 1] != 0xef)
+		return -EINVAL;	/* not ext2/3/4 */
+	memcpy(uuid, sb + SB_UUID_AT, 16);
+	return 0;
+}
+
 /*
  * Open the disk's queue/NAME (a partition's parent's) with flags; fd or
  * -errno. As init= with no /sys mounted, in a sysfs mounted nowhere

@@ -84,7 +84,11 @@ int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 		goto out;
 	}
 	c.root_dev = rst.st_dev;
-	if (bp_reader_fs_uuid(c.rootfd, uuid) == 0 && memcmp(in->uuid, nil, 16) != 0) {
+	/* Before Linux 6.5 (no FS_IOC_GETFSUUID): from the superblock. */
+	if (memcmp(in->uuid, nil, 16) != 0 &&
+	    (bp_reader_fs_uuid(c.rootfd, uuid) == 0 ||
+	     (major(c.root_dev) && bp_reader_sb_uuid(major(c.root_dev), minor(c.root_dev),
+						    o->as_init, uuid) == 0))) {
 		if (memcmp(uuid, in->uuid, 16) != 0) {
 			rc = -ESTALE;
 			*why = "the pack is for another filesystem (UUID differs from the root's)";

@@ -164,6 +164,11 @@ int bp_reader_open_null(void);
  */
 int bp_reader_open_blockdev(unsigned int major, unsigned int minor, int as_init, char *how,
 			    size_t howsz);
+/*
+ * The ext2/3/4 UUID in the superblock of major:minor, for kernels without
+ * FS_IOC_GETFSUUID (before 6.5: Debian 12's 6.1; qemu-user). 0 or -errno.
+ */
+int bp_reader_sb_uuid(unsigned int major, unsigned int minor, int as_init, uint8_t uuid[16]);
 /* A sysfs or tmpfs mounted nowhere (Linux 5.2+): its root's fd, or -errno. */
 int bp_reader_detached_fs(const char *type);
 /* 1 if /dev is the root filesystem's own directory (no devtmpfs on it). */

@@ -44,6 +44,9 @@ echo x >>"$m/stale"
 rm "$m/gone"
 sync
 want='^bootpack-read: 8192 bytes \(0 metadata\), 1 files, 7 skipped \(1 stale, 5 unsafe, 1 missing\), 0 cut, 0 errors, [0-9]+ ms \([0-9]+ ms CPU\)$'
+# BP_READER_NO_OPENAT2=1: $READER runs where openat2(2) is ENOSYS all the
+# time (qemu-user 7.2: make check-arm64), so it takes the fallback below here too.
+[ "${BP_READER_NO_OPENAT2:-}" = 1 ] && [ ! -e /inner ] && want=${want/5 unsafe, 1 missing/4 unsafe, 2 missing}
 
 rd_cold "$loop"
 rd_pid1 "$BP_TMPDIR/mark" --pack "$pack" --root "$BP_TMPDIR/mnt" --no-meta
