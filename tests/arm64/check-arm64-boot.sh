@@ -96,7 +96,7 @@ if [ ! -f "$G/root/.bp-stage2" ]; then
 fi
 
 r=$G/root
-vmlinuz=$(ls "$r"/boot/vmlinuz-* | sort -V | tail -n 1)
+vmlinuz=$(printf "%s\n" "$r"/boot/vmlinuz-* | sort -V | tail -n 1)
 initrd=$r/boot/initrd.img-${vmlinuz##*/vmlinuz-}
 [ -f "$vmlinuz" ] && [ -f "$initrd" ] || die "no kernel or initrd in $r/boot"
 log "kernel $(basename "$vmlinuz")"
