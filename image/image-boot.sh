@@ -62,7 +62,7 @@ usage() {
 die() { echo "$PROG: error: $*" >&2; exit 1; }
 noboot() { echo "$PROG: the image does not boot: $*" >&2; exit 3; }
 
-IMG= OFF= OUT= TMO= MEM=1024 MEASURE=0 MODEL= FILTER= SCALE=1
+IMG='' OFF='' OUT='' TMO='' MEM=1024 MEASURE=0 MODEL='' FILTER='' SCALE=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--image|--offset|--out|--timeout|--mem|--model|--filter|--scale)
@@ -124,6 +124,7 @@ done
 
 WORK=$(mktemp -d "${TMPDIR:-/var/tmp}/bootpack-image-boot.XXXXXX") || die "mktemp"
 QPID=
+# shellcheck disable=SC2317  # called by the EXIT trap
 cleanup() {
 	[ -n "$QPID" ] && kill "$QPID" 2>/dev/null
 	rm -rf "$WORK"

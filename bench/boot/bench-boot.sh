@@ -123,7 +123,12 @@ check_models() {
 }
 
 # ---------------------------------------------------------------- kernel
-kver() { ls "$BB/kernel/root/lib/modules" 2>/dev/null | head -n1; }
+kver() {
+	local d
+	for d in "$BB/kernel/root/lib/modules"/*; do
+		[ -d "$d" ] && { echo "${d##*/}"; return; }
+	done
+}
 
 do_kernel() {
 	[ -n "$(kver)" ] && [ -f "$BB/kernel/.done" ] && return 0
@@ -296,7 +301,7 @@ cleanup_mount() {
 	if [ -n "$MNT" ] && mountpoint -q "$MNT"; then umount "$MNT" || umount -l "$MNT"; fi
 	[ -n "$MNT" ] && rmdir "$MNT" 2>/dev/null || true
 	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null || true
-	MNT= LOOP=
+	MNT='' LOOP=''
 }
 
 do_image() {
@@ -340,7 +345,7 @@ fragreport() {
 #      [--initrd FILE] [--trace] [--cmdline "extra"]
 do_boot() {
 	need_root
-	local img= out= model=none scale=1 init=/sbin/init trace=0 extra= ev initrd=$BB/initramfs.cpio.gz
+	local img='' out='' model=none scale=1 init=/sbin/init trace=0 extra='' ev initrd=$BB/initramfs.cpio.gz
 	local cow=--filter=cow
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -869,7 +874,7 @@ do_run() {
 # charts RUNDIR PREFIX: one picture per model, PREFIX-MODEL.svg (bp-bootchart):
 # the median valid boot of each strategy side by side (4 at most).
 do_charts() {
-	local rundir=$1 prefix=$2 m st dir last= args=()
+	local rundir=$1 prefix=$2 m st dir last='' args=()
 	[ -x "$BUILD/bench/boot/bp-bootchart" ] || { log "no bp-bootchart: no pictures"; return 0; }
 	while read -r m st dir; do
 		if [ -n "$last" ] && [ "$m" != "$last" ]; then
@@ -892,6 +897,7 @@ do_charts() {
 # strategies alike? Exit 1 when they do not.
 do_model() {
 	local res=${1:-} d rc=0
+	# shellcheck disable=SC2012  # the newest by mtime; the results' names are plain
 	[ -n "$res" ] || res=$(ls -t "$HERE"/results/*.json | head -n 1)
 	[ -f "$BB/img/bootpack.img" ] && [ -f "$BB/img/bootpack.pack" ] && [ -f "$BB/traced/boot.trace" ] ||
 		die "no relaid image, pack or trace in $BB: run 'bench-boot.sh prepare bootpack' first"
@@ -978,6 +984,7 @@ do_probe() {	# [MODEL...]
 		sed -n '/^=== BENCH-BEGIN probe/,/^=== BENCH-END probe/p' "$out/results.log" |
 			sed '1d;$d' | grep -v '^rc=' > "$out/probe.json" || true
 	done
+	# shellcheck disable=SC2086  # one argument per model
 	/usr/bin/python3 "$HERE/report.py" probe "$dir" $models
 	mkdir -p "$HERE/results"
 	cp "$dir/probe.md" "$HERE/results/$stamp-probe.md"

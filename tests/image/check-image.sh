@@ -134,8 +134,8 @@ install_bootpack() {
 
 # root_offset IMG: the byte offset of the first ext4 partition
 root_offset() {
-	local nr start
-	while read -r nr start; do
+	local start
+	while read -r _ start; do
 		if dumpe2fs -h "$1?offset=$((start * 512))" >/dev/null 2>&1; then
 			echo $((start * 512))
 			return 0
@@ -170,8 +170,9 @@ do_trace() {
 	nice -n 5 bash "$BOOT" --image "$STOCK" --offset "$off" --out "$d/trace.txt" --timeout "$TIMEOUT" ||
 		die "image-boot failed (exit $?): $d"
 	dev=$(sed -n 's/^dev=//p' "$d/trace.txt.env")
-	dd if="$STOCK" of="$d/root.img" bs=512 skip=$((off / 512)) \
-		count=$(partx -g -o START,SECTORS "$STOCK" | awk -v s=$((off / 512)) '$1 == s { print $2 }') \
+	local sectors
+	sectors=$(partx -g -o START,SECTORS "$STOCK" | awk -v s=$((off / 512)) '$1 == s { print $2 }')
+	dd if="$STOCK" of="$d/root.img" bs=512 skip=$((off / 512)) count="$sectors" \
 		conv=sparse status=none
 	"$BUILD/bootpack" trace --import "$d/trace.txt" -o "$d/boot.trace" --device "$d/root.img" --dev "$dev" \
 		> "$d/import.log" 2>&1 || { cat "$d/import.log" >&2; die "bootpack trace --import failed"; }
@@ -256,7 +257,8 @@ boot_one() {
 do_boots() {
 	need
 	[ -f "$OPT" ] || die "no $OPT: run check-image.sh optimize"
-	local run=$IB/runs/$(date -u +%Y-%m-%dT%H%MZ) m n
+	local run m n
+	run=$IB/runs/$(date -u +%Y-%m-%dT%H%MZ)
 	mkdir -p "$run"
 	ln -sfn "$run" "$IB/runs/latest"
 	echo "# model image boot done_s read_requests" > "$run/times.txt"

@@ -24,6 +24,7 @@ models=$("$BOOTPACK" bench --help | sed -n "/^Models:/,/^\$/s/^ \([a-z0-9-]*\) .
 "$BOOTPACK" bench --help | sed -n "/^Models:/,/^\$/p" >"$BP_TMPDIR/models.txt"
 # served FILTER MODEL OUT: probe the export through FUSE
 served() {
+	# shellcheck disable=SC2086  # $1 and $2: empty or one option each
 	nbdkit -U - $1 file "$img" $2 --run "
 		nbdfuse --readonly '$mnt' \"\$uri\" &
 		for i in \$(seq 50); do [ -f '$mnt/nbd' ] && break; sleep 0.1; done

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
 # img-functions.sh --- helpers shared by the image cases (sourced after
 # functions.sh and rl-functions.sh)
 
@@ -6,6 +7,7 @@
 # (Discoverable Partitions Specification).
 IMG_ESP_TYPE=C12A7328-F81F-11D2-BA4B-00A0C93EC93B
 IMG_ROOT_TYPE=4F68BCE3-E8CD-4DB1-96E7-FBCAF984B709
+# shellcheck disable=SC2034  # used by the cases that source this file
 IMG_LINUX_TYPE=0FC63DAF-8483-4772-8E79-3D69C8477DE4
 
 # img_root OUT [FSTAB]: an aged ext4 fixture with bootpack's reader unit

@@ -11,9 +11,6 @@ bp_require_cmd shellcheck
 cd "$top_srcdir" || bp_fail "cd $top_srcdir"
 [ -f .shellcheckrc ] || bp_fail "no .shellcheckrc at the top of the tree"
 
-# Being edited concurrently, cleaned next (issue 26): left out until then.
-pending='^(bench/boot/bench-boot\.sh|bench/boot/guest/|image/|tests/ts/image/|tests/image/|tests/ts/bench/probe)'
-
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	git ls-files --cached --others --exclude-standard >"$BP_TMPDIR/all"	# new files too
 else
@@ -33,9 +30,9 @@ while read -r f; do
 	esac
 	echo "$f" >>"$BP_TMPDIR/scripts"
 done <"$BP_TMPDIR/all"
-grep -Ev "$pending" "$BP_TMPDIR/scripts" >"$BP_TMPDIR/checked"
+cp "$BP_TMPDIR/scripts" "$BP_TMPDIR/checked"
 n=$(wc -l <"$BP_TMPDIR/checked")
-bp_info "$n scripts checked; left out (being edited): $(grep -E "$pending" "$BP_TMPDIR/scripts" | tr "\n" " ")"
+bp_info "$n scripts checked"
 [ "$n" -ge 100 ] || bp_fail "only $n shell scripts found in $top_srcdir"
 # Every severity, as shellcheck 0.9 (Debian 12) reports them.
 rc=0
