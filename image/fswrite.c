@@ -64,12 +64,21 @@ static errcode_t link_in(ext2_filsys fs, ext2_ino_t dir, const char *name, ext2_
 	return rc;
 }
 
-/* Remove the name path (not a directory), freeing its inode when it was the last link. */
-static errcode_t remove_name(ext2_filsys fs, ext2_ino_t dir, const char *name, ext2_ino_t ino)
+/*
+ * Remove the name in dir (not a directory) if it is there, freeing its inode
+ * when it was the last link; a name that is not there is not an error.
+ */
+static errcode_t remove_name(ext2_filsys fs, ext2_ino_t dir, const char *name)
 {
 	struct ext2_inode inode;
+	ext2_ino_t ino;
 	errcode_t rc;
 
+	rc = ext2fs_lookup(fs, dir, name, (int)strlen(name), NULL, &ino);
+	if (rc == EXT2_ET_FILE_NOT_FOUND)
+		return 0;
+	if (rc)
+		return rc;
 	rc = ext2fs_read_inode(fs, ino, &inode);
 	if (rc)
 		return rc;
@@ -148,11 +157,7 @@ errcode_t bp_fsw_write_file(ext2_filsys fs, const char *path, const void *buf, s
 	rc = parent_of(fs, path, &dir, &name, err);
 	if (rc)
 		return rc;
-	rc = ext2fs_lookup(fs, dir, name, (int)strlen(name), NULL, &ino);
-	if (!rc)
-		rc = remove_name(fs, dir, name, ino);
-	else if (rc == EXT2_ET_FILE_NOT_FOUND)
-		rc = 0;
+	rc = remove_name(fs, dir, name);
 	if (!rc)
 		rc = ext2fs_new_inode(fs, dir, LINUX_S_IFREG | 0644, NULL, &ino);
 	if (!rc)
@@ -198,18 +203,14 @@ errcode_t bp_fsw_write_file(ext2_filsys fs, const char *path, const void *buf, s
 errcode_t bp_fsw_symlink(ext2_filsys fs, const char *path, const char *target,
 			 struct bp_err *err)
 {
-	ext2_ino_t dir, ino;
+	ext2_ino_t dir;
 	const char *name;
 	errcode_t rc;
 
 	rc = parent_of(fs, path, &dir, &name, err);
 	if (rc)
 		return rc;
-	rc = ext2fs_lookup(fs, dir, name, (int)strlen(name), NULL, &ino);
-	if (!rc)
-		rc = remove_name(fs, dir, name, ino);
-	else if (rc == EXT2_ET_FILE_NOT_FOUND)
-		rc = 0;
+	rc = remove_name(fs, dir, name);
 	if (!rc) {
 		rc = ext2fs_symlink(fs, dir, 0, name, target);
 		if (rc == EXT2_ET_DIR_NO_SPACE) {
