@@ -626,7 +626,7 @@ do_prepare() {
 	[ "$s" = stock ] && return 0
 	do_traced >/dev/null
 	img=$(strategy_image "$s")
-	mkdir -p "$BB/img"
+	mkdir -p "$BB/img" "$BB/logs"
 	log "prepare $s: $img"
 	cp --sparse=always "$BB/aged.img" "$img.tmp"
 	case $s in
