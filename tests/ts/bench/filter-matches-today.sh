@@ -6,10 +6,11 @@
 # NBD request per read, through nbdkit + the filter, and the busy time in
 # the filter's log must be within 2 % of bench's time: the traced (scattered)
 # layout, two strategies (stock; ureadahead, many small requests, from the
-# boot bench's bp-strategies) and the layout after relayout. The filter keeps one model state for the whole
-# connection, as bench does for one stream, so cloud-cold's first-touch
-# fetches must be charged once per 512 KiB chunk on both sides. The replay
-# must take at least the busy time (the filter really sleeps).
+# boot bench's bp-strategies) and the layout after relayout. The filter
+# keeps one model state for the whole connection, as bench does for one
+# stream, so cloud-cold's first-touch fetches must be charged once per
+# 512 KiB chunk on both sides. The replay must take at least the busy time
+# (the filter really sleeps).
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 bp_require_root
 bp_require_cmd nbdkit losetup
