@@ -4,9 +4,10 @@
 # real trace (one disk-map mark per read of bootpack bench's streams, one
 # seek-distance dot per read after the first, the modelled end of the reads
 # marked with bootpack bench's own figure), before and after relayout; the
-# installed bootpack has no --svg; bp-bootchart (bench/boot/) puts a filter log on the guest
-# monitor's clock by the bytes read (a run made with a known offset) and
-# marks done booting and the reader. Every SVG must parse as XML.
+# installed bootpack has no --svg; bp-bootchart (bench/boot/) puts a filter
+# log on the guest monitor's clock by the bytes read (a run made with a
+# known offset) and marks done booting and the reader. Every SVG must parse
+# as XML.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 . "$top_srcdir/tests/ts/reader/reader-lib.sh"
 bp_require_root
