@@ -18,7 +18,7 @@
 #   bench-boot.sh report RUNDIR               tables of a run
 #   bench-boot.sh charts RUNDIR PREFIX        PREFIX-MODEL.svg: each strategy's
 #                                             median boot (bp-bootchart)
-#   bench-boot.sh model [RESULTS.json]        bootpack bench's ranking of the
+#   bench-boot.sh model [RESULTS.json]        bp-strategies' ranking of the
 #                                             strategies against a run's (default:
 #                                             the newest results/*.json)
 #   bench-boot.sh probe [MODEL...]            bootpack probe inside the guest on
@@ -892,9 +892,10 @@ do_charts() {
 }
 
 # ------------------------------------------------------------ model vs real
-# bootpack bench on the same trace and a copy of the relaid image with its
-# pack, then model-vs-real.py: do the model and the real boots rank the four
-# strategies alike? Exit 1 when they do not.
+# bp-strategies (the boot bench's model of its four strategies, built in the
+# tree, not installed) on the same trace and a copy of the relaid image with
+# its pack, then model-vs-real.py: do the model and the real boots rank the
+# four strategies alike? Exit 1 when they do not.
 do_model() {
 	local res=${1:-} d rc=0
 	# shellcheck disable=SC2012  # the newest by mtime; the results' names are plain
@@ -910,8 +911,8 @@ do_model() {
 	d=$(mktemp -d "${TMPDIR:-/tmp}/bench-model.XXXXXX")
 	trap 'rm -rf "$d"' EXIT
 	cp --sparse=always "$BB/img/bootpack.img" "$d/bootpack.img"
-	"$BUILD/bootpack" bench --json --trace "$tr" --pack "$BB/img/bootpack.pack" \
-		"$d/bootpack.img" >"$d/model.json"
+	"$BUILD/bench/boot/bp-strategies" --json --trace "$tr" --pack "$BB/img/bootpack.pack" \
+		"$d/bootpack.img" >"$d/model.json" || die "bp-strategies failed"
 	/usr/bin/python3 "$HERE/model-vs-real.py" "$res" "$d/model.json" || rc=$?
 	rm -rf "$d"
 	trap - EXIT

@@ -13,7 +13,7 @@
  * taken after the request that completed byte B; the smallest such gap
  * over all samples is the offset. The reader's run is its first to last
  * kernel-log line (bootpack-read, sreadahead-style, ureadahead-style).
- * The drawing is bench/svg.c, the same code as `bootpack bench --svg`.
+ * The drawing is bench/boot/svg.c, the same code as `bp-strategies --svg`.
  */
 #include <errno.h>
 #include <math.h>

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""model-vs-real.py --- does `bootpack bench` rank the strategies as the real boot does?
+"""model-vs-real.py --- does the model rank the strategies as the real boot does?
 
   model-vs-real.py [--markdown] RESULTS.json MODEL.json
 
 RESULTS.json: a bench-boot result (bench/boot/results/*.json, report.py table).
-MODEL.json:   `bootpack bench --json` of the same trace on the relaid image with
-              its pack ("-": stdin); its "strategies" per model.
+MODEL.json:   `bp-strategies --json` (bench/boot/) of the same trace on the
+              relaid image with its pack ("-": stdin); its "strategies" per
+              model (the "bench" object of the older `bootpack bench --json`
+              is read too).
 
 Compared figure: the disk's busy time reading, unscaled (the modelled 2008
 disk), the boot's writes left out: busy_read_unscaled_s of the real boot
@@ -82,7 +84,7 @@ def main(argv):
     for r in real["rows"]:
         if r.get("busy_read_unscaled_s") is not None:
             rows.setdefault(r["model"], {})[r["strategy"]] = r
-    mods = {m["model"]: m for m in model["bench"]["models"]}
+    mods = {m["model"]: m for m in (model.get("ranking") or model["bench"])["models"]}
     names = [m for m in mods if m in rows]
     if not names:
         sys.stderr.write("model-vs-real: no disk model in both files\n")

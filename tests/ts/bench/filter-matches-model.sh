@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The nbdkit filter bootpack-delay (bench/boot/) and bootpack bench charge
 # the same request stream the same: a real trace of an aged image gives the
-# two streams bench models (traced and current layout) and two of its
-# strategies (stock, ureadahead: many small requests); each is replayed,
+# two streams bench models (traced and current layout) and two of the boot
+# bench's strategies (stock, ureadahead: many small requests; bp-strategies,
+# the same model code); each is replayed,
 # one NBD request per read, through nbdkit + the filter, and the busy time
 # in the filter's log must be within 2 % of bench's time, per model. The
 # replay must also take at least that long (the filter really delays), and
@@ -27,6 +28,10 @@ bp_trace_reads "$img" "$BP_TMPDIR/boot.trace" /etc/fstab /usr/bin/bash '/etc/bp-
 bp_expect_exit 0 "$BOOTPACK" bench --json --stream-out "$BP_TMPDIR/stream" \
 	--trace "$BP_TMPDIR/boot.trace" "$img"
 cp "$BP_TMPDIR/out" "$BP_TMPDIR/bench.json"
+bp_expect_exit 0 "$top_builddir/bench/boot/bp-strategies" --json \
+	--stream-out "$BP_TMPDIR/strategies.stream" --trace "$BP_TMPDIR/boot.trace" "$img"
+cp "$BP_TMPDIR/out" "$BP_TMPDIR/strategies.json"
+cat "$BP_TMPDIR/strategies.stream" >>"$BP_TMPDIR/stream"
 bp_info "stream: $(grep -c '^traced ' "$BP_TMPDIR/stream") traced reads," \
 	"$(grep -c '^now ' "$BP_TMPDIR/stream") now"
 
@@ -73,9 +78,11 @@ compare() {
 import json, sys
 d = json.load(open(sys.argv[1]))
 m = [m for m in d["bench"]["models"] if m["model"] == sys.argv[2]][0]
-s = {x["strategy"]: x for x in m["strategies"]}	# the strategies (strategy.h)
+r = json.load(open(sys.argv[4]))	# bp-strategies: the strategies (strategy.h)
+r = [x for x in r["ranking"]["models"] if x["model"] == sys.argv[2]][0]
+s = {x["strategy"]: x for x in r["strategies"]}
 print((m[sys.argv[3]] if sys.argv[3] in m else s[sys.argv[3]])["seconds"])
-' "$BP_TMPDIR/bench.json" "$model" "$layout")
+' "$BP_TMPDIR/bench.json" "$model" "$layout" "$BP_TMPDIR/strategies.json")
 			read -r reqs busy < <(awk '!/^#/ { n++; s += $5 } END { printf "%d %.6f\n", n, s / 1e6 }' "$log")
 			wall=$(cat "$BP_TMPDIR/wall")
 			bp_info "$model $layout: bench $bench s, filter busy $busy s ($reqs requests)," \

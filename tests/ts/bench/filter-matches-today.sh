@@ -5,11 +5,12 @@
 # hdd-smr, cloud-gp3, cloud-cold) the stream bench charges is replayed, one
 # NBD request per read, through nbdkit + the filter, and the busy time in
 # the filter's log must be within 2 % of bench's time: the traced (scattered)
-# layout, two strategies (stock; ureadahead, many small requests) and the
-# layout after relayout. The filter keeps one model state for the whole
-# connection, as bench does for one stream, so cloud-cold's first-touch
-# fetches must be charged once per 512 KiB chunk on both sides. The replay
-# must take at least the busy time (the filter really sleeps).
+# layout, two strategies (stock; ureadahead, many small requests, from the
+# boot bench's bp-strategies) and the layout after relayout. The filter
+# keeps one model state for the whole connection, as bench does for one
+# stream, so cloud-cold's first-touch fetches must be charged once per
+# 512 KiB chunk on both sides. The replay must take at least the busy time
+# (the filter really sleeps).
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 bp_require_root
 bp_require_cmd nbdkit losetup
@@ -34,6 +35,10 @@ bench_json() {
 	bp_expect_exit 0 "$BOOTPACK" bench --json "${margs[@]}" --stream-out "$BP_TMPDIR/stream" \
 		--trace "$BP_TMPDIR/boot.trace" "$img"
 	cp "$BP_TMPDIR/out" "$BP_TMPDIR/bench.json"
+	bp_expect_exit 0 "$top_builddir/bench/boot/bp-strategies" --json "${margs[@]}" \
+		--stream-out "$BP_TMPDIR/strategies.stream" --trace "$BP_TMPDIR/boot.trace" "$img"
+	cp "$BP_TMPDIR/out" "$BP_TMPDIR/strategies.json"
+	cat "$BP_TMPDIR/strategies.stream" >>"$BP_TMPDIR/stream"
 }
 bench_json
 # Every new model, and only those, in the order asked.
@@ -77,10 +82,12 @@ compare() {
 				--run "$py $BP_TMPDIR/replay.py \"\$uri\" $BP_TMPDIR/stream $layout" \
 				>"$BP_TMPDIR/wall" 2>"$BP_TMPDIR/nbdkit.err" ||
 				{ cat "$BP_TMPDIR/nbdkit.err"; bp_fail "nbdkit $model $layout"; }
-			bench=$(jq -r --arg m "$model" --arg l "$layout" '.bench.models[] |
+			bench=$(jq -r --arg m "$model" --arg l "$layout" \
+				--slurpfile r "$BP_TMPDIR/strategies.json" '.bench.models[] |
 				select(.model == $m) |
 				if has($l) then .[$l].seconds
-				else (.strategies[] | select(.strategy == $l) | .seconds) end' \
+				else ($r[0].ranking.models[] | select(.model == $m) |
+				      .strategies[] | select(.strategy == $l) | .seconds) end' \
 				"$BP_TMPDIR/bench.json")
 			read -r reqs busy < <(awk '!/^#/ { n++; s += $5 } END { printf "%d %.6f\n", n, s / 1e6 }' "$log")
 			wall=$(cat "$BP_TMPDIR/wall")

@@ -17,9 +17,9 @@ real() {
 	 {"model": "m", "strategy": "ureadahead", "busy_read_unscaled_s": %s}]}\n' "$1" "$2" \
 		>"$BP_TMPDIR/real.json"
 }
-# model A B: bootpack bench's seconds of the same two
+# model A B: bp-strategies' seconds of the same two
 model() {
-	printf '{"bench": {"models": [{"model": "m", "strategies": [
+	printf '{"ranking": {"models": [{"model": "m", "strategies": [
 	 {"strategy": "stock", "seconds": %s}, {"strategy": "ureadahead", "seconds": %s}]}]}}\n' \
 		"$1" "$2" >"$BP_TMPDIR/model.json"
 }

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# bench models the boot bench's four strategies (bench/strategy.h). On a
-# trace of an aged image (files read in the reverse of their disk order), checked against debugfs (the blocks of the traced
-# files), not against bench's own mapping:
+# bp-strategies (bench/boot/, not installed) models the boot bench's four
+# strategies (bench/boot/strategy.h). On a trace of an aged image (files read
+# in the reverse of their disk order), checked against debugfs (the blocks of
+# the traced files), not against the model's own mapping:
 #  - the ureadahead-style stream reads every data block of the traced files
 #    once, in increasing physical order, after all of its metadata reads;
 #    the stock stream reads them in first-access order, which on the aged
@@ -14,6 +15,7 @@
 bp_require_root
 bp_require_cmd debugfs python3
 bp_tracefs >/dev/null
+STRATEGIES=$top_builddir/bench/boot/bp-strategies
 
 img=$(bp_fixture --aged ext4)
 # A boot that reads files in the reverse of their order on disk (debugfs
@@ -103,12 +105,12 @@ strat() {
 	python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-m = [m for m in d["bench"]["models"] if m["model"] == sys.argv[2]][0]
+m = [m for m in d["ranking"]["models"] if m["model"] == sys.argv[2]][0]
 print([s for s in m["strategies"] if s["strategy"] == sys.argv[3]][0]["seconds"])' \
 		"$BP_TMPDIR/out" "$1" "$2"
 }
 
-bp_expect_exit 0 "$BOOTPACK" bench --json --stream-out "$BP_TMPDIR/streams" \
+bp_expect_exit 0 "$STRATEGIES" --json --stream-out "$BP_TMPDIR/streams" \
 	--trace "$BP_TMPDIR/boot.trace" "$img"
 check "$BP_TMPDIR/streams" ureadahead || bp_fail "ureadahead stream"
 check "$BP_TMPDIR/streams" stock || bp_fail "stock stream"
@@ -121,7 +123,7 @@ awk -v u="$u" -v s="$s" 'BEGIN { exit !(u < s) }' || bp_fail "hdd: sorted pass n
 bp_expect_exit 0 "$BOOTPACK" relayout --no-undo --pack "$BP_TMPDIR/pack" \
 	--trace "$BP_TMPDIR/boot.trace" "$img"
 bp_fsck_clean "$img"
-bp_expect_exit 0 "$BOOTPACK" bench --json --pack "$BP_TMPDIR/pack" --trace "$BP_TMPDIR/boot.trace" "$img"
+bp_expect_exit 0 "$STRATEGIES" --json --pack "$BP_TMPDIR/pack" --trace "$BP_TMPDIR/boot.trace" "$img"
 b=$(strat hdd-5k160 bootpack) u2=$(strat hdd-5k160 ureadahead)
 bp_info "hdd-5k160 after relayout: bootpack $b s, ureadahead $u2 s"
 [ "$u2" = "$u" ] || bp_fail "ureadahead reads the traced layout: $u s before, $u2 s after relayout"
@@ -129,25 +131,25 @@ awk -v b="$b" -v u="$u" 'BEGIN { exit !(b < u) }' || bp_fail "hdd: bootpack not 
 python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-for m in d["bench"]["models"]:
+for m in d["ranking"]["models"]:
     names = [s["strategy"] for s in m["strategies"]]
     assert names == ["stock", "sreadahead", "ureadahead", "bootpack"], names
     secs = {s["strategy"]: s["seconds"] for s in m["strategies"]}
     assert sorted(m["ordering"], key=secs.get) == m["ordering"], m["ordering"]
     assert sorted(m["ordering"]) == sorted(names), m["ordering"]
 ' "$BP_TMPDIR/out" || bp_fail "JSON: strategies or ordering"
-bp_expect_exit 0 "$BOOTPACK" bench -m hdd-5k160 --pack "$BP_TMPDIR/pack" --trace "$BP_TMPDIR/boot.trace" "$img"
+bp_expect_exit 0 "$STRATEGIES" -m hdd-5k160 --pack "$BP_TMPDIR/pack" --trace "$BP_TMPDIR/boot.trace" "$img"
 cat "$BP_TMPDIR/out"
 bp_grep '^hdd-5k160  ordering: bootpack < ' "$BP_TMPDIR/out"
 
-# A pack of another filesystem, or none there: refused, exit codes of bootpack-bench(8).
+# A pack of another filesystem, or none there: refused.
 uuid=0b0e1ca1-0000-4000-8000-000000000001
 cp --sparse=always "$img" "$BP_TMPDIR/copy.img"
 tune2fs -U "$uuid" "$BP_TMPDIR/copy.img" >/dev/null 2>&1 || bp_fail "tune2fs -U"
 sed "s/^uuid .*/uuid $uuid/" "$BP_TMPDIR/boot.trace" >"$BP_TMPDIR/copy.trace"
-bp_expect_exit 4 "$BOOTPACK" bench --pack "$BP_TMPDIR/pack" --trace "$BP_TMPDIR/copy.trace" \
+bp_expect_exit 1 "$STRATEGIES" --pack "$BP_TMPDIR/pack" --trace "$BP_TMPDIR/copy.trace" \
 	"$BP_TMPDIR/copy.img"
 bp_grep 'the pack is of filesystem UUID .*, this one is UUID '"$uuid" "$BP_TMPDIR/err"
-bp_expect_exit 3 "$BOOTPACK" bench --pack "$BP_TMPDIR/nosuch" --trace "$BP_TMPDIR/boot.trace" "$img"
+bp_expect_exit 1 "$STRATEGIES" --pack "$BP_TMPDIR/nosuch" --trace "$BP_TMPDIR/boot.trace" "$img"
 bp_grep 'no such pack' "$BP_TMPDIR/err"
 exit 0

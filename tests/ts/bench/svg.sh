@@ -1,11 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# bootpack bench --svg draws both layouts of a real trace (one disk-map mark
-# per read, one seek-distance dot per read after the first, the modelled
-# end of the reads marked with bench's own figure), before and after
-# relayout; bp-bootchart (bench/boot/) puts a filter log on the guest
-# monitor's clock by the bytes read (a run made with a known offset) and
-# marks done booting and the reader. Every SVG must parse as XML.
+# bp-strategies --svg (bench/boot/, not installed) draws both layouts of a
+# real trace (one disk-map mark per read of bootpack bench's streams, one
+# seek-distance dot per read after the first, the modelled end of the reads
+# marked with bootpack bench's own figure), before and after relayout; the
+# installed bootpack has no --svg; bp-bootchart (bench/boot/) puts a filter
+# log on the guest monitor's clock by the bytes read (a run made with a
+# known offset) and marks done booting and the reader. Every SVG must parse
+# as XML.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 . "$top_srcdir/tests/ts/reader/reader-lib.sh"
 bp_require_root
@@ -29,8 +31,7 @@ assert root.tag == ns + "svg", root.tag
 n = {"traced": 0, "now": 0}
 for line in open(stream):
     k = line.split()[0]
-    if k in n:  # the strategies' streams (stock, ...) are not drawn
-        n[k] += 1
+    n[k] += 1
 marks = [r for r in root.iter(ns + "rect") if r.get("fill-opacity") == "0.7"]
 dots = list(root.iter(ns + "circle"))
 texts = ["".join(t.itertext()) for t in root.iter(ns + "text")]
@@ -47,17 +48,22 @@ EOF
 }
 
 bench() {
-	bp_expect_exit 0 "$BOOTPACK" bench --json -m hdd-5k160 --svg "$BP_TMPDIR/$1.svg" \
+	bp_expect_exit 0 "$B/bp-strategies" -m hdd-5k160 --svg "$BP_TMPDIR/$1.svg" \
+		--trace "$BP_TMPDIR/boot.trace" "$img"
+	bp_expect_exit 0 "$BOOTPACK" bench --json -m hdd-5k160 \
 		--stream-out "$BP_TMPDIR/$1.stream" --trace "$BP_TMPDIR/boot.trace" "$img"
 	cp "$BP_TMPDIR/out" "$BP_TMPDIR/bench.json"
 	check_bench "$BP_TMPDIR/$1.svg" "$BP_TMPDIR/$1.stream" || bp_fail "$1.svg"
 }
+B=$top_builddir/bench/boot
 bench before
 "$BOOTPACK" relayout --no-undo --trace "$BP_TMPDIR/boot.trace" "$img" >/dev/null
 bench after
 [ "$(grep -c '^now ' "$BP_TMPDIR/after.stream")" -lt "$(grep -c '^traced ' "$BP_TMPDIR/after.stream")" ] ||
 	bp_fail "relayout did not make the stream shorter"
-bp_expect_exit 2 "$BOOTPACK" bench --svg --trace "$BP_TMPDIR/boot.trace"
+bp_expect_exit 2 "$B/bp-strategies" --svg "$BP_TMPDIR/x.svg" --trace "$BP_TMPDIR/boot.trace"
+bp_expect_exit 2 "$BOOTPACK" bench --svg "$BP_TMPDIR/x.svg" --trace "$BP_TMPDIR/boot.trace" "$img"
+[ ! -e "$BP_TMPDIR/x.svg" ] || bp_fail "an SVG written on bad usage"
 
 # A made-up boot: requests complete on the filter's clock exactly 2.5 s after
 # the guest sample that first counts them; a reader logs at 1.0 and 3.0 s.
@@ -84,7 +90,6 @@ with open(run + "/results.log", "w") as f:
     f.write("6,2,3000000,-;sreadahead-style: done: 3 files, 12288 bytes in 2000 ms\n")
     f.write("=== BENCH-END kmsg\n=== BENCH-DONE\n")
 EOF
-B=$top_builddir/bench/boot
 bp_expect_exit 0 "$B/bp-bootchart" -o "$BP_TMPDIR/boot.svg" -t "made up" "$run=made-up" "$run=again"
 cat "$BP_TMPDIR/err"
 bp_grep "made-up: filter clock \+ -2\.500 s = guest clock" "$BP_TMPDIR/err"

@@ -2,7 +2,7 @@
 /*
  * svg.h --- bootchart-style SVG of boot disk activity, one column per run
  *
- * Shared by `bootpack bench --svg` (modelled streams, before and after
+ * Shared by `bp-strategies --svg` (modelled streams, before and after
  * relayout) and the boot bench's drawer bench/boot/bp-bootchart (the disk
  * filter's log and the guest's monitor samples). Every column has the same
  * time axis; panels from top to bottom: disk throughput (MB/s, reads and

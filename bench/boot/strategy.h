@@ -3,8 +3,9 @@
  * strategy.h --- the disk streams of four boot readahead strategies
  *
  * What the disk is asked to read during a boot under each strategy the boot
- * bench (bench/boot/) runs, built from one trace, so that `bootpack bench`
- * charges them on the same disk models as the real boot's disk filter:
+ * bench (bench/boot/) runs, built from one trace, so that bp-strategies
+ * charges them on the same disk models as the real boot's disk filter (the
+ * boot bench's own code: never linked into the installed bootpack):
  *
  *  stock       no readahead: the trace's ranges in first-access order, the
  *              metadata interleaved by first access; each range is its own
