@@ -20,13 +20,15 @@
 #                                             median boot (bp-bootchart)
 #   bench-boot.sh model [RESULTS.json]        bp-strategies' ranking of the
 #                                             strategies against a run's (default:
-#                                             the newest results/*.json)
+#                                             the newest first-boot results/*.json)
 #   bench-boot.sh probe [MODEL...]            bootpack probe inside the guest on
 #                                             each model's emulated disk: named
 #                                             as emulated? (default: every model)
 #
-# Environment: BOOTBENCH_DIR (cache, default /work/bootbench), BUILD (the
-# bootpack build tree, default the source tree), MODELS (disk models of
+# Environment: BOOTBENCH_DIR (the cache; default from bench/boot/env.sh:
+# /var/cache/bootpack/bootbench as root, else
+# $XDG_CACHE_HOME/bootpack/bootbench), BUILD (the bootpack build tree,
+# default the source tree), MODELS (disk models of
 # 'bootpack bench --help': eee-flash, hdd-5k160, sata-ssd, and today's
 # pi4-sd, pi4-sd-slow, usb2-stick, emmc, hdd-smr, cloud-gp3, cloud-cold;
 # default "hdd-5k160 eee-flash sata-ssd"), STRATEGIES, BOOTS,
@@ -40,14 +42,16 @@
 # image merged into the first trace, as the loop does; 0: the first pack).
 # VARIANT (server, the default; desktop: the Xfce session boot, its own
 # cache $BOOTBENCH_DIR/desktop, see desktop_rootfs). PROBE_SCALE, PROBE_TIME,
-# PROBE_DIR: the probe verb's (see do_probe).
+# PROBE_DIR: the probe verb's (see do_probe). BENCH_NO_INSTALL=1: name the
+# missing host packages, install none. The host tools are the list of
+# './setup.sh deps-bench'; every verb that needs root checks it (need_root).
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 HERE=$SRC/bench/boot
 . "$HERE/env.sh"	# BOOTBENCH_DIR's default: the cache where a user looks for one
 BUILD=${BUILD:-$SRC}
-BB=${BOOTBENCH_DIR:-/work/bootbench}
+BB=$BOOTBENCH_DIR
 SEED=${SEED:-2008}
 MODELS=${MODELS:-"hdd-5k160 eee-flash sata-ssd"}
 STRATEGIES=${STRATEGIES:-"stock sreadahead ureadahead bootpack bootpack-initrd"}
@@ -80,26 +84,15 @@ if [ "$VARIANT" = desktop ] && [ -z "$QEMU_EXTRA" ]; then QEMU_EXTRA="-vga std";
 
 log() { echo "bench-boot: $*" >&2; }
 die() { echo "bench-boot: error: $*" >&2; exit 1; }
-# root, and the host tools of the bench: installed from Debian's archive on a
-# fresh machine (BENCH_NO_INSTALL=1: only say what is missing)
+# root, and the host tools of the bench: the one list is setup.sh's
+# BP_DEPS_BENCH, which 'setup.sh deps-bench' installs from Debian's archive
+# when missing (BENCH_NO_INSTALL=1: it only names them); checked once a run
 need_root() {
 	[ "$(id -u)" = 0 ] || die "run as root (debootstrap, loop devices, mounts)"
 	[ -n "${BENCH_TOOLS_OK:-}" ] && return 0
-	local t p missing=()
-	for t in debootstrap:debootstrap qemu-system-x86_64:qemu-system-x86 nbdkit:nbdkit \
-		 busybox:busybox-static cpio:cpio depmod:kmod bc:bc file:file debugfs:e2fsprogs \
-		 strip:binutils python3:python3; do
-		command -v "${t%%:*}" >/dev/null 2>&1 || [ -x "/sbin/${t%%:*}" ] || [ -x "/bin/${t%%:*}" ] ||
-			missing+=("${t#*:}")
-	done
-	[ -f /usr/include/nbdkit-filter.h ] || missing+=(nbdkit-plugin-dev)
-	if [ ${#missing[@]} -gt 0 ]; then
-		[ "${BENCH_NO_INSTALL:-0}" = 1 ] && die "missing: ${missing[*]} (apt-get install them)"
-		log "installing ${missing[*]}"
-		apt-get update -qq >/dev/null 2>&1 || true
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-			"${missing[@]}" >/dev/null || die "apt-get install ${missing[*]} failed"
-	fi
+	BP_NO_INSTALL=${BENCH_NO_INSTALL:-0} bash "$SRC/setup.sh" deps-bench >&2 ||
+		die "the bench's host tools are missing: '$SRC/setup.sh deps-bench' installs them" \
+			"(root, Debian 12)"
 	BENCH_TOOLS_OK=1
 }
 
@@ -660,8 +653,8 @@ do_prepare() {
 		;;
 	bootpack-service)
 		# what 'bootpack setup' installs by default: the reader started by
-		# systemd (bootpack-read.service, before sysinit.target, idle I/O
-		# class, nice 19), the package's unit with the reader's path here
+		# systemd (bootpack-read.service, before sysinit.target), the
+		# package's unit with the reader's path here
 		local rd=${BOOTPACK_READ:-$BUILD/bootpack-read}
 		printf '# bench-boot\nmax_ms = %s\n' "${BP_MAX_MS:-0}" > "$BB/img/$s.conf"
 		strip -o "$BB/img/bootpack-read.stripped" "$rd" || die "strip $rd"
@@ -897,9 +890,18 @@ do_charts() {
 # its pack, then model-vs-real.py: do the model and the real boots rank the
 # four strategies alike? Exit 1 when they do not.
 do_model() {
-	local res=${1:-} d rc=0
-	# shellcheck disable=SC2012  # the newest by mtime; the results' names are plain
-	[ -n "$res" ] || res=$(ls -t "$HERE"/results/*.json | head -n 1)
+	local res=${1:-} d f rc=0
+	# the newest run of the first boot on the server image (the one 'prepare'
+	# relays out): the names begin with the run's UTC start, so the glob's
+	# order is the runs' (a checkout's mtimes say nothing); probe, drift and
+	# desktop runs are of other images
+	if [ -z "$res" ]; then
+		for f in "$HERE"/results/*.json; do
+			case ${f##*/} in *-probe.json | *-drift.json | *-desktop.json) continue ;; esac
+			[ -f "$f" ] && res=$f
+		done
+		[ -n "$res" ] || die "no first-boot run in $HERE/results: name a RESULTS.json"
+	fi
 	[ -f "$BB/img/bootpack.img" ] && [ -f "$BB/img/bootpack.pack" ] && [ -f "$BB/traced/boot.trace" ] ||
 		die "no relaid image, pack or trace in $BB: run 'bench-boot.sh prepare bootpack' first"
 	# stock and the readers replay what the kernel reads, readahead included:
