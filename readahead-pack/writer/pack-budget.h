@@ -35,6 +35,7 @@
 
 #include <ext2fs/ext2fs.h>
 
+#include "pack-format.h"
 #include "tracefile.h"
 
 #define BP_BUDGET_MEM_DIV	4			/* a quarter of MemTotal */
@@ -47,6 +48,11 @@ enum bp_budget_bound {
 	BP_BUDGET_MEMORY,
 	BP_BUDGET_DISK,
 };
+
+/* The bound a pack records (a struct bp_pack_info *, pack-parse.h). */
+#define BP_PACK_BUDGET_BOUND(info) \
+	((enum bp_budget_bound)(((info)->feature_compat & BP_PACK_COMPAT_BUDGET_MASK) >> \
+				BP_PACK_COMPAT_BUDGET_SHIFT))
 
 struct bp_budget_in {
 	uint64_t traced_bytes;	/* the pack's bytes with no budget */
