@@ -20,8 +20,6 @@
 #include "pack-build.h"
 #include "strutils.h"
 
-#define BP_PACK_PROBE_PATH BP_STATEDIR "/probe"	/* written by bootpack setup */
-
 static void usage(void)
 {
 	printf("Usage:\n"
@@ -40,7 +38,7 @@ static void usage(void)
 	       "     --mem-total <size>    with --budget auto: the memory of the machine that\n"
 	       "                           boots [this one's MemTotal]\n"
 	       "     --probe <file>|none   with --budget auto: the disk's rate from this probe\n"
-	       "                           file (rate_mbs=) [" BP_PACK_PROBE_PATH " if it exists];\n"
+	       "                           file (rate_mbs=) [" BP_PACK_BUDGET_PROBE " if it exists];\n"
 	       "                           none: 25 MB/s\n"
 	       "     --compress=<when>     deflate the pack body: auto (when smaller), always,\n"
 	       "                           never [auto]\n"
@@ -176,34 +174,6 @@ static int ensure_default_dir(const char *out)
 	return 0;
 }
 
-/* The machine's inputs of --budget auto: MemTotal unless given, the probe's rate. */
-static int auto_inputs(struct bp_budget_in *in, int mem_given, const char *probe)
-{
-	const char *path = probe ? probe : BP_PACK_PROBE_PATH;
-	errcode_t rc;
-
-	if (!mem_given) {
-		rc = bp_pack_budget_mem_total(&in->mem_total);
-		if (rc) {
-			bp_log_error("pack: /proc/meminfo: no MemTotal (%s): give --mem-total",
-				     error_message(rc));
-			return BP_EX_FAILURE;
-		}
-	}
-	in->rate_bps = 0;
-	if (probe && !strcmp(probe, "none"))
-		return 0;
-	rc = bp_pack_budget_probe_rate(path, &in->rate_bps);
-	if (rc == ENOENT && !probe)
-		return 0;	/* bootpack setup did not probe: the default rate */
-	if (rc) {
-		bp_log_error("%s: %s", path, rc == EINVAL ? "no rate_mbs= in the probe file "
-			     "(bootpack probe writes one)" : error_message(rc));
-		return BP_EX_FAILURE;
-	}
-	return 0;
-}
-
 int cmd_pack(int argc, char **argv)
 {
 	enum { OPT_COMPRESS = OPT_COMMON_BASE, OPT_META, OPT_PAGE_SIZE, OPT_MEM_TOTAL, OPT_PROBE };
@@ -323,9 +293,8 @@ int cmd_pack(int argc, char **argv)
 		return bp_errtryhelp("pack");
 	}
 	if (budget_auto) {
-		ret = auto_inputs(&auto_in, mem_given, probe);
-		if (ret)
-			return ret;
+		if (bp_pack_budget_machine(&auto_in, probe, &err))
+			return bp_fail(&err);
 		o.budget_auto = &auto_in;
 	}
 

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bperr.h"
 #include "pack-budget.h"
+#include "pack-format.h"
 #include "smallfile.h"
 
 #define MEMINFO_MAX 8192
@@ -52,4 +54,29 @@ errcode_t bp_pack_budget_probe_rate(const char *path, uint64_t *bps)
 		return 0;
 	}
 	return EINVAL;
+}
+
+errcode_t bp_pack_budget_machine(struct bp_budget_in *in, const char *probe, struct bp_err *err)
+{
+	const char *path = probe ? probe : BP_PACK_BUDGET_PROBE;
+	errcode_t rc;
+
+	if (!in->mem_total) {
+		rc = bp_pack_budget_mem_total(&in->mem_total);
+		if (rc)
+			return bp_err_set(err, rc, "/proc/meminfo: no MemTotal (%s): give the "
+					  "memory (--mem-total)", error_message(rc));
+	}
+	in->rate_bps = 0;
+	if (probe && !strcmp(probe, "none"))
+		return 0;
+	rc = bp_pack_budget_probe_rate(path, &in->rate_bps);
+	if (rc == ENOENT && !probe)
+		return 0;	/* bootpack setup did not probe: the default rate */
+	if (rc == EINVAL)
+		return bp_err_set(err, rc, "%s: no rate_mbs= in the probe file (bootpack probe "
+				  "writes one)", path);
+	if (rc)
+		return bp_err_set(err, rc, "%s: %s", path, error_message(rc));
+	return 0;
 }

@@ -35,6 +35,7 @@
 
 #include <ext2fs/ext2fs.h>
 
+#include "bperr.h"
 #include "pack-format.h"
 #include "tracefile.h"
 
@@ -87,5 +88,16 @@ errcode_t bp_pack_budget_mem_total(uint64_t *bytes);
  * EINVAL for a file without a positive rate_mbs line.
  */
 errcode_t bp_pack_budget_probe_rate(const char *path, uint64_t *bps);
+
+/* Where bootpack setup keeps the probe of the root's disk (loop.h: BP_LOOP_PROBE_FILE). */
+#define BP_PACK_BUDGET_PROBE BP_STATEDIR "/probe"
+
+/*
+ * The machine's inputs of an automatic budget into in: mem_total from
+ * /proc/meminfo unless set; rate_bps from the probe file probe ("none":
+ * none, the default rate; NULL: BP_PACK_BUDGET_PROBE when it exists). An
+ * error names the input and the fix in err.
+ */
+errcode_t bp_pack_budget_machine(struct bp_budget_in *in, const char *probe, struct bp_err *err);
 
 #endif /* BP_PACK_BUDGET_H */

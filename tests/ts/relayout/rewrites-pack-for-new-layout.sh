@@ -65,9 +65,11 @@ bp_expect_exit 0 "$BOOTPACK" verify --pack "$BP_TMPDIR/new.pack" "$img"
 bp_expect_exit 3 "$BOOTPACK" verify --pack "$BP_TMPDIR/old.pack" "$img"
 bp_grep "moved" "$BP_TMPDIR/out"
 
-# The new pack says it was written by relayout.
+# The new pack says it was written by relayout, under the default budget.
 bp_expect_exit 0 "$BOOTPACK" dump --json "$BP_TMPDIR/new.pack"
 bp_grep '"compat": "[^"]*relayout' "$BP_TMPDIR/out"
+jq -e '.pack.budget == 78643200 and .pack.budget_bound == "given"' "$BP_TMPDIR/out" >/dev/null ||
+	bp_fail "relayout's pack is not under the default 75 MiB"
 
 # A second run with --no-pack leaves no pack behind.
 bp_expect_exit 0 "$BOOTPACK" relayout --no-undo --no-pack --trace "$t" "$img"
