@@ -399,7 +399,8 @@ int cmd_relayout(int argc, char **argv)
 	uint64_t v;
 	errcode_t rc;
 
-	while ((c = getopt_long(argc, argv, "t:nJpz:P:B:fh" BP_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:nJpz:P:B:fh" BP_COMMON_SHORTOPTS, longopts,
+				NULL)) != -1) {
 		switch (c) {
 		case 't':
 			trace_path = optarg;

@@ -92,7 +92,8 @@ static void print_budget_auto(const struct bp_pack_report *r, int bytes)
 	else
 		printf("disk %s (%.1f MB/s%s x %.2f s to the last first access)\n",
 		       bp_size_str(a->disk_cap, bytes, b4, sizeof(b4)), (double)a->rate_bps / 1e6,
-		       a->rate_default ? ", no probe" : "", (double)r->budget_in.boot_ns / 1e9);
+		       a->rate_default ? ", the default: no probe," : "",
+		       (double)r->budget_in.boot_ns / 1e9);
 }
 
 static void print_summary(const char *out, const struct bp_pack_report *r,
@@ -216,8 +217,8 @@ int cmd_pack(int argc, char **argv)
 		case 'B':
 			budget_auto = !strcmp(optarg, "auto");
 			if (!budget_auto && bp_parse_size(optarg, &o.budget) < 0) {
-				bp_log_error("pack: invalid budget '%s' (a size such as 75M, or auto)",
-					     optarg);
+				bp_log_error("pack: invalid budget '%s' (a size such as 75M, "
+					     "or auto)", optarg);
 				return bp_errtryhelp("pack");
 			}
 			break;

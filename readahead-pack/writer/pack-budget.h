@@ -40,7 +40,7 @@
 #include "tracefile.h"
 
 #define BP_BUDGET_MEM_DIV	4			/* a quarter of MemTotal */
-#define BP_BUDGET_DEFAULT_RATE	25000000ULL		/* bytes/s with no probe: the EEE PC's flash */
+#define BP_BUDGET_DEFAULT_RATE	25000000ULL		/* bytes/s, no probe: the EEE PC's flash */
 
 /* Which term bound the budget; also in the pack (BP_PACK_COMPAT_BUDGET_*). */
 enum bp_budget_bound {
