@@ -17,9 +17,11 @@
  *    most of MemTotal available, so the reader cuts further only when the
  *    boot starts short of memory.
  *  - disk: what the disk streams in the time the boot has for it, the
- *    probed sequential rate (BP_STATEDIR/probe, rate_mbs) times the traced
- *    boot's time to its last first access (the last time the boot asked
- *    for data it had not read before: past it nobody waits for a read).
+ *    probed sequential rate (BP_STATEDIR/probe, rate_mbs) times the boot's
+ *    time: a measured one when the caller has it (the loop: a read boot's
+ *    time to default.target), else the trace's last first access (the
+ *    last time the boot asked for data it had not read before: past it
+ *    nobody waits for a read).
  *    Without a probe the rate is BP_BUDGET_DEFAULT_RATE; a trace without
  *    times leaves the term out.
  *
@@ -59,7 +61,7 @@ struct bp_budget_in {
 	uint64_t traced_bytes;	/* the pack's bytes with no budget */
 	uint64_t mem_total;	/* MemTotal of the machine that boots, bytes; required */
 	uint64_t rate_bps;	/* sequential read rate, bytes/s; 0: no probe (the default) */
-	uint64_t boot_ns;	/* the traced boot's last first access; 0: unknown (no disk term) */
+	uint64_t boot_ns;	/* the boot's time; 0: unknown (no disk term) */
 };
 
 struct bp_budget_out {

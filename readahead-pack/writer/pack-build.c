@@ -324,7 +324,8 @@ errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct b
 		return rc;
 	in = *o->budget_auto;
 	in.traced_bytes = rep->meta_bytes + rep->file_bytes;
-	in.boot_ns = bp_pack_budget_boot_ns(t);
+	if (!in.boot_ns)
+		in.boot_ns = bp_pack_budget_boot_ns(t);
 	rc = bp_pack_budget(&in, &res);
 	if (rc) {
 		free(*ret_buf);

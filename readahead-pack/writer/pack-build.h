@@ -47,10 +47,10 @@ struct bp_pack_opts {
 	uint64_t budget;		/* bytes; 0: no limit */
 	/*
 	 * Non-NULL: the budget is automatic (pack-budget.h), budget above is
-	 * ignored. Give mem_total and rate_bps (0: no probe); the builder
-	 * fills traced_bytes (a first build with no limit) and boot_ns (the
-	 * trace's last first access), builds again cut to the result when it
-	 * is smaller, and records the bound term in the pack.
+	 * ignored. Give mem_total, rate_bps (0: no probe) and boot_ns (0:
+	 * the trace's last first access); the builder fills traced_bytes (a
+	 * first build with no limit), builds again cut to the result, and
+	 * records the bound term in the pack.
 	 */
 	const struct bp_budget_in *budget_auto;
 	enum bp_pack_compress compress;

@@ -5,11 +5,12 @@
 # loop state (rate_mbs) x the merged trace's last first access cuts the pack
 # in first-access order; with no probe (25 MB/s) everything traced fits. A
 # budget given as a size stays. The expected budget and files are computed
-# here from the probe and the trace's times; the pack is read with dump -J;
+# here from the probe and the trace's times, or the boot's measured time to
+# default.target when the sample has one; the pack is read with dump -J;
 # status names the term.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 . "$top_srcdir/tests/ts/setup/tree.sh"
-bp_require_cmd jq
+bp_require_cmd jq fsfreeze
 
 mk_tree
 mkdir -p "$ROOT/usr/lib/x" "$ROOT/usr/lib/y"
@@ -17,7 +18,9 @@ for f in a b c; do
 	head -c 262144 /dev/urandom >"$ROOT/usr/lib/x/$f"
 done
 head -c 100000 /dev/urandom >"$ROOT/usr/lib/y/new"
+# debugfs reads the image: the new inodes in place, not only in the journal
 sync
+fsfreeze -f "$ROOT" && fsfreeze -u "$ROOT"
 img=$BP_TMPDIR/root.img
 sd=$ROOT/var/lib/bootpack
 run=$ROOT/run/bootpack
@@ -35,6 +38,7 @@ echo "done in 3 s" >"$run/relayout.status"
 bp_expect_exit 0 "$BOOTPACK" setup --root "$ROOT" --event boot
 bp_grep '^phase=read$' "$sd/loop"
 
+rm -f "$sd/control-boot"	# a control boot is sampled, not read
 # a read boot: a, b, c again, then y/new at 4 s, the last first access
 bash "$top_srcdir/tests/mktrace.sh" "$img" "$BP_TMPDIR/next" $x/a:0:all:1000000000 \
 	$x/b:0:all:2000000000 $x/c:0:all:3000000000 /usr/lib/y/new:0:all:4000000000
@@ -45,7 +49,8 @@ packed() {
 	jq -r '[.entries[].path] | unique | join(" ")' "$BP_TMPDIR/dump.json"
 }
 
-# The probe: 0.15 MB/s x 4 s = 600,000 bytes: a and b (524,288 bytes, with
+# The probe: 0.15 MB/s x 4 s (no boot time measured: the trace's last first
+# access) = 600,000 bytes: a and b (524,288 bytes, with
 # their directories' and inodes' blocks) fit, c does not, nor y/new after it.
 printf '# Written by bootpack setup\nmodel=x\nrate_mbs=0.15\nmax_request=131072\n' >"$sd/probe"
 last=$(awk '/^R /{ if ($4 > m) m = $4 } END { print m }' "$sd/trace" "$BP_TMPDIR/next")
@@ -63,7 +68,17 @@ bp_grep "^Budget: +$want bytes, automatic, bound by disk$" "$BP_TMPDIR/out"
 bp_expect_exit 0 "$BOOTPACK" status --root "$ROOT" --json
 jq -e '.pack.budget_bound == "disk"' "$BP_TMPDIR/out" >/dev/null || bp_fail "status --json"
 
-# No probe: 25 MB/s x 4 s is 100 MB; this machine's memory / 4 is more than
+# A read boot whose time to default.target was measured (--boot-us, as the
+# sample timer passes it) and not the boot that relaid out (/run emptied by
+# a reboot): 0.15 MB/s x 2.5 s = 375,000 bytes, a alone.
+rm -f "$sd/control-boot" "$run/relayout.status.taken"
+bp_expect_exit 0 "$BOOTPACK" status --root "$ROOT" --sample --boot-us 2500000 \
+	--boot-trace "$BP_TMPDIR/next"
+[ "$(packed "$sd/pack")" = "$x/a" ] || bp_fail "packed after a 2.5 s boot: $(packed "$sd/pack")"
+jq -e '.pack.budget == 375000 and .pack.budget_bound == "disk"' "$BP_TMPDIR/dump.json" \
+	>/dev/null || bp_fail "refresh with a boot time: $(jq -c .pack "$BP_TMPDIR/dump.json")"
+
+# No probe: 25 MB/s x 2.5 s is 62.5 MB; this machine's memory / 4 is more than
 # the 886,432 traced file bytes: all of them, nothing cut.
 rm "$sd/probe"
 bp_expect_exit 0 "$BOOTPACK" status --root "$ROOT" --sample --boot-trace "$BP_TMPDIR/next"
