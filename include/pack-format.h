@@ -87,6 +87,13 @@
 #define BP_PACK_COMPAT_MTIME_NSEC	0x00000001	/* mtime_nsec fields are meaningful */
 #define BP_PACK_COMPAT_RELAYOUT		0x00000002	/* written by relayout after it moved blocks */
 #define BP_PACK_COMPAT_PAGE_SIZE	0x00000004	/* page_size (offset 128) is meaningful */
+/*
+ * Bits 3-4: the budget was decided automatically (bootpack-pack(8), --budget
+ * auto) and this term bound it: 1 the traced bytes, 2 the memory, 3 the
+ * disk's rate x the boot's time; 0: a budget given as a size.
+ */
+#define BP_PACK_COMPAT_BUDGET_SHIFT	3
+#define BP_PACK_COMPAT_BUDGET_MASK	0x00000018
 
 /* Page sizes: without COMPAT_PAGE_SIZE a pack was built for 4096-byte pages. */
 #define BP_PACK_PAGE_SIZE_DEFAULT	4096

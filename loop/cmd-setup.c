@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "log.h"
 #include "loop.h"
+#include "pack-budget.h"
 #include "probe.h"
 #include "strutils.h"
 
@@ -84,6 +85,15 @@ static void say_plan(const struct bp_setup_opts *o, const struct bp_setup_check 
 	       "    unexpected skips the relayout and the boot goes on.\n"
 	       "  boot 3 and on: bootpack-read streams the pack; 'bootpack status' shows\n"
 	       "    its age and hit rate.\n", BP_STATEDIR);
+	if (c->mem_bytes)
+		printf("  the pack: what the boot reads, at most a quarter of the memory (%llu MiB)\n"
+		       "    and what the disk streams in the boot's time (its probed rate, else\n"
+		       "    25 MB/s); see HOW MUCH THE PACK READS in bootpack-setup(8).\n",
+		       (unsigned long long)(c->mem_bytes / BP_BUDGET_MEM_DIV >> 20));
+	else
+		printf("  the pack: what the boot reads, at most a quarter of the memory and what\n"
+		       "    the disk streams in the boot's time (its probed rate, else 25 MB/s);\n"
+		       "    see HOW MUCH THE PACK READS in bootpack-setup(8).\n");
 }
 
 /* o->probe: bootpack probe of the root's device, a few seconds, as key=value lines. */

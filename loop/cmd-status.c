@@ -14,6 +14,7 @@
 #include "log.h"
 #include "loop.h"
 #include "misses.h"
+#include "pack-budget.h"
 #include "pack-parse.h"
 #include "strutils.h"
 
@@ -146,6 +147,8 @@ static int status_json(const char *root, const struct bp_loop_state *st)
 		bp_json_i64(&j, "created", pi->created);
 		bp_json_u64(&j, "bytes", pi->total_bytes);
 		bp_json_u64(&j, "files", pi->nfiles);
+		bp_json_u64(&j, "budget", pi->budget);
+		bp_json_string(&j, "budget_bound", bp_budget_bound_name(BP_PACK_BUDGET_BOUND(pi)));
 		bp_json_close_object(&j);
 		bp_pack_free(p);
 	} else {
@@ -315,6 +318,14 @@ int cmd_status(int argc, char **argv)
 		age((time_t)pi->created, when, sizeof(when));
 		printf("Pack:        %s, written %s, %llu bytes in %u files\n", path, when,
 		       (unsigned long long)pi->total_bytes, pi->nfiles);
+		if (BP_PACK_BUDGET_BOUND(pi))
+			printf("Budget:      %llu bytes, automatic, bound by %s\n",
+			       (unsigned long long)pi->budget,
+			       bp_budget_bound_name(BP_PACK_BUDGET_BOUND(pi)));
+		else if (pi->budget)
+			printf("Budget:      %llu bytes, given\n", (unsigned long long)pi->budget);
+		else
+			printf("Budget:      none\n");
 		bp_pack_free(p);
 	} else {
 		printf("Pack:        %s: %s\n", path, rc == -ENOENT ? "none yet" :

@@ -13,6 +13,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "budget.h"
 #include "devspec.h"
 #include "fsident.h"
 #include "loop.h"
@@ -97,7 +98,7 @@ static errcode_t load_or_new(const char *path, struct bp_trace **t, struct bp_er
 /*
  * The pack from the merged trace, with the metadata read boots found at
  * today's positions (the traced boot's M ranges predate the relayout) and
- * the old pack's budget, device and relayout mark.
+ * the budget of bp_loop_pack_budget(), the old pack's device and relayout mark.
  */
 static errcode_t repack(const struct bp_setup_opts *o, ext2_filsys fs, struct bp_trace *all,
 			const struct bp_trace *reads, const struct bp_pack_info *old,
@@ -105,6 +106,7 @@ static errcode_t repack(const struct bp_setup_opts *o, ext2_filsys fs, struct bp
 {
 	struct bp_pack_report rep;
 	struct bp_pack_opts po = { 0 };
+	struct bp_budget_in auto_in;
 	struct bp_trace_meta *meta = all->meta;
 	size_t nmeta = all->nmeta;
 	char path[PATH_MAX];
@@ -112,7 +114,9 @@ static errcode_t repack(const struct bp_setup_opts *o, ext2_filsys fs, struct bp
 
 	bp_loop_path(o->root, BP_STATEDIR "/pack", path, sizeof(path));
 	po.output = path;
-	po.budget = old->budget;
+	rc = bp_loop_pack_budget(o, old, &po, &auto_in, err);
+	if (rc)
+		return rc;
 	po.compat = old->feature_compat & BP_PACK_COMPAT_RELAYOUT;
 	po.dev_major = old->dev_major;
 	po.dev_minor = old->dev_minor;

@@ -128,6 +128,11 @@ static void usage(void)
 	       " -P, --pack <file>       write the pack for the new layout here\n"
 	       "     --no-pack           do not rewrite a pack (default: rewrite\n"
 	       "                         " BP_STATEDIR "/pack if it is of this filesystem)\n"
+	       " -B, --budget <size>|auto\n"
+	       "                         the pack's budget, as bootpack pack --budget (default:\n"
+	       "                         the rewritten pack's own, else 75M)\n"
+	       "     --probe <file>|none the disk's rate for --budget auto\n"
+	       "                         [" BP_PACK_BUDGET_PROBE " if it exists]\n"
 	       " -f, --force             accept a filesystem mounted after its last check\n"
 	       BP_USAGE_COMMON("")
 	       "\n"
@@ -350,6 +355,7 @@ int cmd_relayout(int argc, char **argv)
 		OPT_WHOLE_FILES,
 		OPT_REGION,
 		OPT_NO_PACK,
+		OPT_PROBE,
 		OPT_FIRST,
 	};
 	static const struct option longopts[] = {
@@ -364,6 +370,8 @@ int cmd_relayout(int argc, char **argv)
 		{ "region", required_argument, NULL, OPT_REGION },
 		{ "pack", required_argument, NULL, 'P' },
 		{ "no-pack", no_argument, NULL, OPT_NO_PACK },
+		{ "budget", required_argument, NULL, 'B' },
+		{ "probe", required_argument, NULL, OPT_PROBE },
 		{ "first", required_argument, NULL, OPT_FIRST },
 		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
@@ -379,6 +387,8 @@ int cmd_relayout(int argc, char **argv)
 	struct bp_dev dev;
 	const char *trace_path = NULL, *undo = NULL, *pack_path = NULL;
 	enum bp_repack_mode pack_mode = BP_REPACK_AUTO;
+	struct bp_repack_budget budget = { .size = BP_PACK_DEFAULT_BUDGET };
+	const char *probe = NULL;
 	static const char *const first_default[] = {
 		BP_SBINDIR "/bootpack-read", BP_SYSCONFDIR "/bootpack.conf", BP_STATEDIR,
 	};
@@ -389,7 +399,8 @@ int cmd_relayout(int argc, char **argv)
 	uint64_t v;
 	errcode_t rc;
 
-	while ((c = getopt_long(argc, argv, "t:nJpz:P:fh" BP_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:nJpz:P:B:fh" BP_COMMON_SHORTOPTS, longopts,
+				NULL)) != -1) {
 		switch (c) {
 		case 't':
 			trace_path = optarg;
@@ -440,6 +451,18 @@ int cmd_relayout(int argc, char **argv)
 		case OPT_NO_PACK:
 			pack_mode = BP_REPACK_NEVER;
 			break;
+		case 'B':
+			budget.automatic = !strcmp(optarg, "auto");
+			budget.given = 1;
+			if (!budget.automatic && bp_parse_size(optarg, &budget.size) < 0) {
+				bp_log_error("relayout: invalid budget '%s' (a size such as 75M, "
+					     "or auto)", optarg);
+				return bp_errtryhelp("relayout");
+			}
+			break;
+		case OPT_PROBE:
+			probe = optarg;
+			break;
 		case OPT_FIRST:
 			if (nfirst == ARRAY_SIZE(first) || (*optarg && *optarg != '/')) {
 				bp_log_error("relayout: invalid --first '%s' (an absolute path on "
@@ -467,6 +490,21 @@ int cmd_relayout(int argc, char **argv)
 	if (undo && no_undo) {
 		bp_log_error("relayout: --undo and --no-undo exclude each other");
 		return bp_errtryhelp("relayout");
+	}
+
+	if (probe && !budget.automatic) {
+		bp_log_error("relayout: --probe goes with --budget auto");
+		return bp_errtryhelp("relayout");
+	}
+	/*
+	 * The machine's inputs now: with --budget auto a bad probe file stops
+	 * the run before it writes; without, they serve an old automatic pack
+	 * (repack.h) when they can be had.
+	 */
+	if (pack_mode != BP_REPACK_NEVER && !o.dry_run) {
+		budget.have_in = !bp_pack_budget_machine(&budget.in, probe, &err);
+		if (budget.automatic && !budget.have_in)
+			return bp_fail(&err);
 	}
 
 	ret = bp_cli_open_dev(argv[optind], &dev);
@@ -569,7 +607,8 @@ int cmd_relayout(int argc, char **argv)
 		print_text(stdout, dev.path, &rep, o.dry_run);
 	ret = BP_EX_OK;
 	if (!o.dry_run)
-		ret = bp_relayout_repack(pack_mode, pack_path, dev.path, trace, &rep, json || quiet);
+		ret = bp_relayout_repack(pack_mode, pack_path, dev.path, trace, &rep, &budget,
+					 json || quiet);
 out:
 	bp_relayout_report_free(&rep);
 	bp_trace_free(trace);

@@ -29,10 +29,12 @@ static int pack_is_of(const struct bp_pack *p, ext2_filsys fs)
 }
 
 int bp_relayout_repack(enum bp_repack_mode mode, const char *path, const char *device,
-		       const struct bp_trace *t, const struct bp_relayout_report *rl, int quiet)
+		       const struct bp_trace *t, const struct bp_relayout_report *rl,
+		       const struct bp_repack_budget *budget, int quiet)
 {
 	struct bp_pack_opts po = {
-		.budget = BP_PACK_DEFAULT_BUDGET,
+		.budget = budget->automatic ? 0 : budget->size,
+		.budget_auto = budget->automatic ? &budget->in : NULL,
 		.compress = BP_PACK_COMPRESS_AUTO,
 		.compat = BP_PACK_COMPAT_RELAYOUT,
 		.meta = BP_PACK_META_TRACE | BP_PACK_META_FILES,
@@ -44,7 +46,7 @@ int bp_relayout_repack(enum bp_repack_mode mode, const char *path, const char *d
 	struct bp_err err = { 0 };
 	const char *why = NULL;
 	ext2_filsys fs = NULL;
-	char sz[32];
+	char sz[32], sz2[32];
 	errcode_t rc;
 
 	if (mode == BP_REPACK_NEVER)
@@ -62,6 +64,17 @@ int bp_relayout_repack(enum bp_repack_mode mode, const char *path, const char *d
 		ext2fs_close_free(&fs);
 		return BP_EX_OK;
 	}
+	/* no --budget: the old pack's kind of budget stays */
+	if (!rc && old && !budget->given) {
+		const struct bp_pack_info *oi = bp_pack_info(old);
+
+		if (BP_PACK_BUDGET_BOUND(oi) != BP_BUDGET_GIVEN && budget->have_in) {
+			po.budget_auto = &budget->in;
+		} else if (BP_PACK_BUDGET_BOUND(oi) == BP_BUDGET_GIVEN) {
+			po.budget = oi->budget;
+			po.budget_auto = NULL;
+		}
+	}
 	bp_pack_free(old);
 	if (!rc)
 		rc = bp_pack_build_write(fs, t, &po, &rep, &err);
@@ -75,8 +88,11 @@ int bp_relayout_repack(enum bp_repack_mode mode, const char *path, const char *d
 		return BP_EX_STALE;
 	}
 	if (!quiet)
-		printf("%s: pack rewritten for the new layout: %llu entries, %s to read\n", path,
-		       (unsigned long long)rep.nentries,
-		       bp_size_human(rep.meta_bytes + rep.file_bytes, sz, sizeof(sz)));
+		printf("%s: pack rewritten for the new layout: %llu entries, %s to read "
+		       "(budget %s%s)\n", path, (unsigned long long)rep.nentries,
+		       bp_size_human(rep.meta_bytes + rep.file_bytes, sz, sizeof(sz)),
+		       po.budget_auto ? "auto, bound by " : "",
+		       po.budget_auto ? bp_budget_bound_name(rep.budget_auto.bound) :
+		       !rep.budget ? "none" : bp_size_human(rep.budget, sz2, sizeof(sz2)));
 	return BP_EX_OK;
 }

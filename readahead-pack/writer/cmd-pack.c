@@ -11,6 +11,7 @@
 #include <sys/sysmacros.h>
 
 #include "bp_et.h"
+#include "c.h"
 #include "cli.h"
 #include "devspec.h"
 #include "jsonwrt.h"
@@ -31,7 +32,14 @@ static void usage(void)
 	       "Options:\n"
 	       " -t, --trace <file>        the trace (bootpack trace -o)\n"
 	       " -o, --output <file>       write the pack here [" BP_PACK_DEFAULT_PATH "]\n"
-	       " -B, --budget <size>       read at most this much at boot [75M]; 0: no limit\n"
+	       " -B, --budget <size>|auto  read at most this much at boot [75M]; 0: no limit;\n"
+	       "                           auto: the traced bytes, capped by a quarter of the\n"
+	       "                           memory and by what the disk streams in the boot's time\n"
+	       "     --mem-total <size>    with --budget auto: the memory of the machine that\n"
+	       "                           boots [this one's MemTotal]\n"
+	       "     --probe <file>|none   with --budget auto: the disk's rate from this probe\n"
+	       "                           file (rate_mbs=) [" BP_PACK_BUDGET_PROBE " if it exists];\n"
+	       "                           none: 25 MB/s\n"
 	       "     --compress=<when>     deflate the pack body: auto (when smaller), always,\n"
 	       "                           never [auto]\n"
 	       "     --meta=<from>         metadata ranges from the trace, from the files'\n"
@@ -47,6 +55,45 @@ static void usage(void)
 	       "UUID=… or LABEL=…. It may be mounted; nothing is written to it.\n"
 	       "\n"
 	       "For more details see bootpack-pack(8) and bootpack-pack(5).\n");
+}
+
+/* The automatic budget: its three terms and the one that bound it. */
+static void json_budget_auto(struct bp_json *j, const struct bp_pack_report *r)
+{
+	const struct bp_budget_out *a = &r->budget_auto;
+
+	bp_json_open_object(j, "budget_auto");
+	bp_json_string(j, "bound", bp_budget_bound_name(a->bound));
+	bp_json_u64(j, "traced_bytes", r->budget_in.traced_bytes);
+	bp_json_u64(j, "mem_total", r->budget_in.mem_total);
+	bp_json_u64(j, "memory_cap", a->mem_cap);
+	bp_json_u64(j, "rate", a->rate_bps);
+	bp_json_bool(j, "rate_default", a->rate_default);
+	bp_json_u64(j, "boot_ns", r->budget_in.boot_ns);
+	if (a->disk_cap == UINT64_MAX)
+		bp_json_null(j, "disk_cap");
+	else
+		bp_json_u64(j, "disk_cap", a->disk_cap);
+	bp_json_close_object(j);
+}
+
+static void print_budget_auto(const struct bp_pack_report *r, int bytes)
+{
+	const struct bp_budget_out *a = &r->budget_auto;
+	char b1[32], b2[32], b3[32], b4[32];
+
+	printf("  budget auto, bound by %s: traced %s, memory %s (a quarter of %s), ",
+	       bp_budget_bound_name(a->bound),
+	       bp_size_str(r->budget_in.traced_bytes, bytes, b1, sizeof(b1)),
+	       bp_size_str(a->mem_cap, bytes, b2, sizeof(b2)),
+	       bp_size_str(r->budget_in.mem_total, bytes, b3, sizeof(b3)));
+	if (a->disk_cap == UINT64_MAX)
+		printf("disk: no term (the trace has no times)\n");
+	else
+		printf("disk %s (%.1f MB/s%s x %.2f s to the last first access)\n",
+		       bp_size_str(a->disk_cap, bytes, b4, sizeof(b4)), (double)a->rate_bps / 1e6,
+		       a->rate_default ? ", the default: no probe," : "",
+		       (double)r->budget_in.boot_ns / 1e9);
 }
 
 static void print_summary(const char *out, const struct bp_pack_report *r,
@@ -67,7 +114,11 @@ static void print_summary(const char *out, const struct bp_pack_report *r,
 		bp_json_u64(&j, "size", r->pack_size);
 		bp_json_u64(&j, "body_raw_size", r->body_raw_size);
 		bp_json_bool(&j, "compressed", r->compressed);
-		bp_json_u64(&j, "budget", o->budget);
+		bp_json_u64(&j, "budget", r->budget);
+		if (o->budget_auto)
+			json_budget_auto(&j, r);
+		else
+			bp_json_null(&j, "budget_auto");
 		bp_json_u64(&j, "meta_ranges", r->nmeta);
 		bp_json_u64(&j, "entries", r->nentries);
 		bp_json_u64(&j, "files", r->nfiles);
@@ -99,8 +150,10 @@ static void print_summary(const char *out, const struct bp_pack_report *r,
 		       "%llu old tree blocks left out\n", (unsigned long long)r->meta_moved_blocks,
 		       (unsigned long long)r->meta_stale_blocks);
 	printf("  budget %s, cut %llu ranges (%s)\n",
-	       o->budget ? bp_size_str(o->budget, bytes, b2, sizeof(b2)) : "none",
+	       r->budget ? bp_size_str(r->budget, bytes, b2, sizeof(b2)) : "none",
 	       (unsigned long long)r->cut_ranges, bp_size_str(r->cut_bytes, bytes, b3, sizeof(b3)));
+	if (o->budget_auto)
+		print_budget_auto(r, bytes);
 	printf("  pack %s%s, %.1f bytes per entry\n", bp_size_str(r->pack_size, bytes, b4, sizeof(b4)),
 	       r->compressed ? " (deflate)" : "", per);
 	printf("  files: %llu traced, %llu changed since the trace", (unsigned long long)r->files_traced,
@@ -124,7 +177,7 @@ static int ensure_default_dir(const char *out)
 
 int cmd_pack(int argc, char **argv)
 {
-	enum { OPT_COMPRESS = OPT_COMMON_BASE, OPT_META, OPT_PAGE_SIZE };
+	enum { OPT_COMPRESS = OPT_COMMON_BASE, OPT_META, OPT_PAGE_SIZE, OPT_MEM_TOTAL, OPT_PROBE };
 	static const struct option longopts[] = {
 		{ "trace", required_argument, NULL, 't' },
 		{ "output", required_argument, NULL, 'o' },
@@ -132,6 +185,8 @@ int cmd_pack(int argc, char **argv)
 		{ "compress", required_argument, NULL, OPT_COMPRESS },
 		{ "meta", required_argument, NULL, OPT_META },
 		{ "page-size", required_argument, NULL, OPT_PAGE_SIZE },
+		{ "mem-total", required_argument, NULL, OPT_MEM_TOTAL },
+		{ "probe", required_argument, NULL, OPT_PROBE },
 		{ "json", no_argument, NULL, 'J' },
 		{ "bytes", no_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
@@ -140,6 +195,9 @@ int cmd_pack(int argc, char **argv)
 	};
 	struct bp_pack_opts o = { .output = BP_PACK_DEFAULT_PATH, .budget = BP_PACK_DEFAULT_BUDGET };
 	struct bp_pack_report rep;
+	struct bp_budget_in auto_in = { 0 };
+	const char *probe = NULL;
+	int budget_auto = 0, mem_given = 0;
 	struct bp_err err = { 0 };
 	struct bp_trace *t = NULL;
 	struct bp_dev dev = { 0 };
@@ -157,8 +215,10 @@ int cmd_pack(int argc, char **argv)
 			o.output = optarg;
 			break;
 		case 'B':
-			if (bp_parse_size(optarg, &o.budget) < 0) {
-				bp_log_error("pack: invalid budget '%s' (a size such as 75M)", optarg);
+			budget_auto = !strcmp(optarg, "auto");
+			if (!budget_auto && bp_parse_size(optarg, &o.budget) < 0) {
+				bp_log_error("pack: invalid budget '%s' (a size such as 75M, "
+					     "or auto)", optarg);
 				return bp_errtryhelp("pack");
 			}
 			break;
@@ -200,6 +260,17 @@ int cmd_pack(int argc, char **argv)
 			o.page_size = (uint32_t)v;
 			break;
 		}
+		case OPT_MEM_TOTAL:
+			if (bp_parse_size(optarg, &auto_in.mem_total) < 0 || !auto_in.mem_total) {
+				bp_log_error("pack: invalid memory size '%s' (a size such as 512M)",
+					     optarg);
+				return bp_errtryhelp("pack");
+			}
+			mem_given = 1;
+			break;
+		case OPT_PROBE:
+			probe = optarg;
+			break;
 		case 'J':
 			json = 1;
 			break;
@@ -216,6 +287,16 @@ int cmd_pack(int argc, char **argv)
 	if (optind != argc - 1) {
 		bp_log_error("pack: exactly one device expected");
 		return bp_errtryhelp("pack");
+	}
+
+	if ((mem_given || probe) && !budget_auto) {
+		bp_log_error("pack: --mem-total and --probe go with --budget auto");
+		return bp_errtryhelp("pack");
+	}
+	if (budget_auto) {
+		if (bp_pack_budget_machine(&auto_in, probe, &err))
+			return bp_fail(&err);
+		o.budget_auto = &auto_in;
 	}
 
 	ret = bp_cli_open_dev_trace(argv[optind], trace, &dev, &t);

@@ -79,12 +79,12 @@ uint32_t bp_pack_system_page_size(void)
 								 BP_PACK_PAGE_SIZE_DEFAULT;
 }
 
-errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct bp_pack_opts *o,
-			void **ret_buf, size_t *ret_len, struct bp_pack_report *rep,
-			struct bp_err *err)
+/* One build under budget (0: none); bound goes into the pack's compat bits. */
+static errcode_t build_once(ext2_filsys fs, const struct bp_trace *t, const struct bp_pack_opts *o,
+			    uint64_t budget, enum bp_budget_bound bound, void **ret_buf,
+			    size_t *ret_len, struct bp_pack_report *rep, struct bp_err *err)
 {
-	struct bp_pack_report local;
-	struct builder b = { .fs = fs, .t = t, .budget = o->budget };
+	struct builder b = { .fs = fs, .t = t, .budget = budget };
 	struct bp_meta_list ml = { 0 };
 	const struct bp_trace_meta *tmeta;
 	struct bp_trace_meta *allmeta = NULL;
@@ -100,9 +100,8 @@ errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct b
 
 	*ret_buf = NULL;
 	*ret_len = 0;
-	if (!rep)
-		rep = &local;
 	memset(rep, 0, sizeof(*rep));
+	rep->budget = budget;
 	b.rep = rep;
 	rep->files_traced = t->nfiles;
 	b.page = o->page_size ? o->page_size : bp_pack_system_page_size();
@@ -261,9 +260,11 @@ errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct b
 	d.dev_major = o->dev_major ? o->dev_major : t->hdr.dev_major;
 	d.dev_minor = o->dev_major ? o->dev_minor : t->hdr.dev_minor;
 	d.created = o->created ? o->created : (int64_t)time(NULL);
-	d.budget = o->budget;
+	d.budget = budget;
 	d.cut_bytes = rep->cut_bytes;
-	d.feature_compat = BP_PACK_COMPAT_MTIME_NSEC | o->compat;
+	d.feature_compat = BP_PACK_COMPAT_MTIME_NSEC |
+			   (o->compat & ~(uint32_t)BP_PACK_COMPAT_BUDGET_MASK) |
+			   ((uint32_t)bound << BP_PACK_COMPAT_BUDGET_SHIFT);
 	d.page_size = (uint32_t)b.page;
 	d.compress = o->compress;
 	d.meta = b.meta;
@@ -297,6 +298,46 @@ out:
 	free(b.fst);
 	free(allmeta);
 	bp_meta_list_free(&ml);
+	return rc;
+}
+
+errcode_t bp_pack_build(ext2_filsys fs, const struct bp_trace *t, const struct bp_pack_opts *o,
+			void **ret_buf, size_t *ret_len, struct bp_pack_report *rep,
+			struct bp_err *err)
+{
+	struct bp_pack_report local;
+	struct bp_budget_in in;
+	struct bp_budget_out res;
+	errcode_t rc;
+
+	if (!rep)
+		rep = &local;
+	if (!o->budget_auto) {
+		rc = build_once(fs, t, o, o->budget, BP_BUDGET_GIVEN, ret_buf, ret_len, rep, err);
+		memset(&rep->budget_in, 0, sizeof(rep->budget_in));
+		memset(&rep->budget_auto, 0, sizeof(rep->budget_auto));
+		return rc;
+	}
+	/* What the boot uses: everything, uncut; then the rule; then the cut, if any. */
+	rc = build_once(fs, t, o, 0, BP_BUDGET_TRACED, ret_buf, ret_len, rep, err);
+	if (rc)
+		return rc;
+	in = *o->budget_auto;
+	in.traced_bytes = rep->meta_bytes + rep->file_bytes;
+	if (!in.boot_ns)
+		in.boot_ns = bp_pack_budget_boot_ns(t);
+	rc = bp_pack_budget(&in, &res);
+	if (rc) {
+		free(*ret_buf);
+		*ret_buf = NULL;
+		return bp_err_set(err, rc, "no automatic budget: the memory of the machine "
+				  "is unknown");
+	}
+	/* again, so that the pack records the budget and its term (nothing cut if traced) */
+	free(*ret_buf);
+	rc = build_once(fs, t, o, res.budget, res.bound, ret_buf, ret_len, rep, err);
+	rep->budget_in = in;
+	rep->budget_auto = res;
 	return rc;
 }
 

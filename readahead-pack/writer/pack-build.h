@@ -36,6 +36,7 @@
 
 #include "bperr.h"
 #include "fsident.h"
+#include "pack-budget.h"
 #include "pack-write.h"
 #include "tracefile.h"
 
@@ -44,6 +45,14 @@
 struct bp_pack_opts {
 	const char *output;		/* pack path (bp_pack_build_write) */
 	uint64_t budget;		/* bytes; 0: no limit */
+	/*
+	 * Non-NULL: the budget is automatic (pack-budget.h), budget above is
+	 * ignored. Give mem_total, rate_bps (0: no probe) and boot_ns (0:
+	 * the trace's last first access); the builder fills traced_bytes (a
+	 * first build with no limit), builds again cut to the result, and
+	 * records the bound term in the pack.
+	 */
+	const struct bp_budget_in *budget_auto;
 	enum bp_pack_compress compress;
 	uint32_t compat;		/* extra BP_PACK_COMPAT_* bits, e.g. RELAYOUT */
 	uint32_t dev_major, dev_minor;	/* 0:0: taken from the trace */
@@ -96,6 +105,9 @@ struct bp_pack_report {
 	uint64_t nmeta, nentries, nfiles;	/* in the pack */
 	uint64_t meta_bytes, file_bytes;	/* bytes to read */
 	uint64_t cut_ranges, cut_bytes;		/* left out by the budget */
+	uint64_t budget;			/* the budget applied, 0: none */
+	struct bp_budget_in budget_in;		/* with opts.budget_auto: the rule's inputs */
+	struct bp_budget_out budget_auto;	/* and its result; .bound GIVEN otherwise */
 	uint64_t meta_stale_blocks;		/* traced metadata blocks moved, no new place */
 	uint64_t meta_moved_blocks;		/* traced metadata blocks moved along */
 	uint64_t files_traced;

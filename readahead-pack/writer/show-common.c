@@ -8,6 +8,8 @@
 
 #include "exitcodes.h"
 #include "log.h"
+#include "pack-budget.h"
+#include "pack-format.h"
 #include "show-common.h"
 #include "strutils.h"
 
@@ -69,8 +71,17 @@ static const char *flags_str(uint32_t v, const char *const *names, size_t n, cha
 const char *bp_pack_compat_str(uint32_t v, char *buf, size_t len)
 {
 	static const char *const names[] = { "mtime-nsec", "relayout", "page-size" };
+	uint32_t bound = (v & BP_PACK_COMPAT_BUDGET_MASK) >> BP_PACK_COMPAT_BUDGET_SHIFT;
+	size_t used;
 
-	return flags_str(v, names, 3, buf, len);
+	/* bits 3-4 are one field: the term that bound an automatic budget */
+	flags_str(v & ~(uint32_t)BP_PACK_COMPAT_BUDGET_MASK, names, 3, buf, len);
+	if (bound) {
+		used = strcmp(buf, "-") ? strlen(buf) : 0;
+		snprintf(buf + used, len - used, "%sbudget-%s", used ? "," : "",
+			 bp_budget_bound_name(bound));
+	}
+	return buf;
 }
 
 const char *bp_pack_incompat_str(uint32_t v, char *buf, size_t len)

@@ -100,6 +100,7 @@ static void dump_json(const char *path, const struct bp_pack *p, const struct bp
 	bp_json_string(&j, "dev", fb);
 	bp_json_i64(&j, "created", in->created);
 	bp_json_u64(&j, "budget", in->budget);
+	bp_json_string(&j, "budget_bound", bp_budget_bound_name(BP_PACK_BUDGET_BOUND(in)));
 	bp_json_u64(&j, "total_bytes", in->total_bytes);
 	bp_json_u64(&j, "cut_bytes", in->cut_bytes);
 	bp_json_u64(&j, "body_size", in->body_size);
@@ -181,8 +182,11 @@ static void dump_text(const char *path, const struct bp_pack *p, const struct bp
 	printf("Filesystem:    UUID %s, block size %u, device %u:%u\n", uuid, in->block_size,
 	       in->dev_major, in->dev_minor);
 	printf("Created:       %s\n", tb);
-	printf("Budget:        %s, %s to read, %s cut\n",
+	printf("Budget:        %s%s%s%s, %s to read, %s cut\n",
 	       in->budget ? bp_size_str(in->budget, bytes, b1, sizeof(b1)) : "none",
+	       BP_PACK_BUDGET_BOUND(in) ? " (auto, bound by " : "",
+	       BP_PACK_BUDGET_BOUND(in) ? bp_budget_bound_name(BP_PACK_BUDGET_BOUND(in)) : "",
+	       BP_PACK_BUDGET_BOUND(in) ? ")" : "",
 	       bp_size_str(in->total_bytes, bytes, b2, sizeof(b2)),
 	       bp_size_str(in->cut_bytes, bytes, b3, sizeof(b3)));
 	printf("Size:          %s (body %s, %s before deflate)\n",

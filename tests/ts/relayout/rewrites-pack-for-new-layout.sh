@@ -65,9 +65,30 @@ bp_expect_exit 0 "$BOOTPACK" verify --pack "$BP_TMPDIR/new.pack" "$img"
 bp_expect_exit 3 "$BOOTPACK" verify --pack "$BP_TMPDIR/old.pack" "$img"
 bp_grep "moved" "$BP_TMPDIR/out"
 
-# The new pack says it was written by relayout.
+# The new pack says it was written by relayout, under the default budget.
 bp_expect_exit 0 "$BOOTPACK" dump --json "$BP_TMPDIR/new.pack"
 bp_grep '"compat": "[^"]*relayout' "$BP_TMPDIR/out"
+jq -e '.pack.budget == 78643200 and .pack.budget_bound == "given"' "$BP_TMPDIR/out" >/dev/null ||
+	bp_fail "relayout's pack is not under the default 75 MiB"
+
+# --budget auto (what the boot loop's relayout passes): the pack records the
+# term; no probe is 25 MB/s x the trace's last first access (ranges 1 ms
+# apart: about 300 KB, far under the 11 MiB traced), computed here.
+# A probe file without a rate is refused before anything is written.
+printf 'model=x\n' >"$BP_TMPDIR/bad.probe"
+bp_expect_exit 1 "$BOOTPACK" relayout --no-undo --pack "$BP_TMPDIR/auto.pack" --budget auto \
+	--probe "$BP_TMPDIR/bad.probe" --trace "$t" "$img"
+[ ! -e "$BP_TMPDIR/auto.pack" ] || bp_fail "a refused probe still wrote a pack"
+bp_expect_exit 2 "$BOOTPACK" relayout --no-undo --probe none --trace "$t" "$img"
+bp_expect_exit 0 "$BOOTPACK" relayout --no-undo --pack "$BP_TMPDIR/auto.pack" --budget auto \
+	--probe none --trace "$t" "$img"
+bp_grep "auto.pack: pack rewritten for the new layout: .*\(budget auto, bound by " "$BP_TMPDIR/out"
+last=$(awk '/^[MR] /{ if ($4 > m) m = $4 } END { print m }' "$t")
+want=$((25000000 * last / 1000000000))
+"$BOOTPACK" dump --json "$BP_TMPDIR/auto.pack" >"$BP_TMPDIR/auto.json"
+jq -e --argjson b "$want" '.pack.budget == $b and .pack.total_bytes <= $b and
+	.pack.total_bytes > 0 and .pack.budget_bound == "disk"' "$BP_TMPDIR/auto.json" >/dev/null ||
+	bp_fail "relayout --budget auto: want $want, $(jq -c .pack "$BP_TMPDIR/auto.json")"
 
 # A second run with --no-pack leaves no pack behind.
 bp_expect_exit 0 "$BOOTPACK" relayout --no-undo --no-pack --trace "$t" "$img"
