@@ -138,6 +138,22 @@ static char *dir_of(const char *path)
 	return strndup(path, (size_t)(slash - path));
 }
 
+/* Make a rename in path's directory durable (best effort). */
+static void sync_dir_of(const char *path)
+{
+	char *dir = dir_of(path);
+	int dfd;
+
+	if (!dir)
+		return;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	free(dir);
+}
+
 static int sticky_public(const struct stat *d)
 {
 	return (d->st_mode & S_ISVTX) && (d->st_mode & S_IWOTH);
@@ -379,8 +395,6 @@ fail:
 errcode_t bp_outfile_commit(struct bp_outfile *of, struct bp_err *err)
 {
 	errcode_t rc = 0;
-	char *dir;
-	int dfd;
 
 	if (of->keep_owner && fchown(of->fd, of->uid, of->gid) < 0 && errno != EPERM)
 		rc = errno;
@@ -407,16 +421,7 @@ errcode_t bp_outfile_commit(struct bp_outfile *of, struct bp_err *err)
 	if (close(of->fd) < 0 && errno != EINTR)
 		rc = bp_err_set(err, errno, "%s: %s", of->path, strerror(errno));
 	of->fd = -1;
-	/* Make the rename durable. */
-	dir = dir_of(of->path);
-	if (dir) {
-		dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (dfd >= 0) {
-			fsync(dfd);
-			close(dfd);
-		}
-		free(dir);
-	}
+	sync_dir_of(of->path);
 	free(of->path);
 	of->path = NULL;
 	return rc;
@@ -440,8 +445,8 @@ void bp_outfile_abort(struct bp_outfile *of)
 errcode_t bp_statefile_write(const char *path, bp_statefile_fill_fn fill, const void *priv,
 			     struct bp_err *err)
 {
-	char tmp[PATH_MAX + 8], *dir;
-	int fd, dfd, ok;
+	char tmp[PATH_MAX + 8];
+	int fd, ok;
 	FILE *fp;
 
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
@@ -467,15 +472,6 @@ errcode_t bp_statefile_write(const char *path, bp_statefile_fill_fn fill, const 
 		unlink(tmp);
 		return bp_err_set(err, e, "%s: cannot write: %s", path, strerror(e));
 	}
-	/* Make the rename durable. */
-	dir = dir_of(path);
-	if (dir) {
-		dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (dfd >= 0) {
-			fsync(dfd);
-			close(dfd);
-		}
-		free(dir);
-	}
+	sync_dir_of(path);
 	return 0;
 }
