@@ -99,8 +99,7 @@ errcode_t bp_image_boot_trace(const struct bp_image_boot_opts *o, int64_t create
 {
 	const char *driver = o->driver;
 	struct bp_fsloc loc = { o->image, o->offset };
-	struct bp_resolve_stats st;
-	struct bp_collected col;
+	struct bp_events_stats st;
 	struct bp_collect *c = NULL;
 	struct bp_trace *t = NULL;
 	char text[4096], env[4200];
@@ -129,28 +128,16 @@ errcode_t bp_image_boot_trace(const struct bp_image_boot_opts *o, int64_t create
 	rc = c ? bp_parse_text(fp, text, c, err) : bp_err_set(err, ENOMEM, "out of memory");
 	fclose(fp);
 	if (!rc)
-		rc = bp_collect_finish(c, kdev, &col, err);
+		rc = bp_trace_from_events(c, kdev, &loc, INT64_MIN, &t, &st, err);
 	bp_collect_free(c);
 	if (rc)
 		return rc;
-	t = bp_trace_new();
-	if (!t) {
-		bp_collected_free(&col);
-		return bp_err_set(err, ENOMEM, "out of memory");
-	}
-	rc = bp_resolve_at(&col, &loc, INT64_MIN, t, &st, err);
-	bp_collected_free(&col);
-	if (!rc) {
-		t->hdr.dev_major = BP_KDEV_MAJOR(kdev);
-		t->hdr.dev_minor = BP_KDEV_MINOR(kdev);
-		t->hdr.created = created;
-		rc = bp_trace_set_str(&t->hdr.source, "image-boot");
-		if (!rc)
-			rc = bp_trace_set_str(&t->hdr.device, o->image);
-		if (rc)
-			bp_err_set(err, rc, "out of memory");
-	}
+	t->hdr.created = created;
+	rc = bp_trace_set_str(&t->hdr.source, "image-boot");
+	if (!rc)
+		rc = bp_trace_set_str(&t->hdr.device, o->image);
 	if (rc) {
+		bp_err_set(err, rc, "out of memory");
 		bp_trace_free(t);
 		return rc;
 	}

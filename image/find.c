@@ -16,6 +16,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "bp_et.h"
+#include "c.h"
 #include "fsident.h"
 #include "image.h"
 
@@ -133,7 +134,7 @@ static int label_matches(const struct cand *c, const char *label)
 
 	if (label)
 		return !strcmp(c->label, label) || !strcmp(c->pname, label);
-	for (i = 0; i < sizeof(default_labels) / sizeof(default_labels[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(default_labels); i++)
 		if (!strcmp(c->label, default_labels[i]) || !strcmp(c->pname, default_labels[i]))
 			return 1;
 	return 0;

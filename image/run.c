@@ -10,6 +10,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "bp_et.h"
+#include "c.h"
 #include "diskmodel.h"
 #include "image.h"
 #include "stream.h"
@@ -182,7 +183,7 @@ errcode_t bp_image_run(const struct bp_image_opts *o, struct bp_image_report *re
 	ro.trace = t;
 	ro.undo_file = o->undo_file;
 	ro.first = first_paths;
-	ro.nfirst = sizeof(first_paths) / sizeof(first_paths[0]);
+	ro.nfirst = ARRAY_SIZE(first_paths);
 	ro.cancel = o->cancel;
 	ro.now = created;
 	if (o->chunk_bytes && rep->before.block_size)

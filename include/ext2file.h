@@ -2,6 +2,8 @@
 /*
  * ext2file.h --- a file on disk: its identity and its physical extents (libext2fs)
  *
+ * Inodes. bp_ext2_inodes_walk() visits every inode in use.
+ *
  * Identity. bp_ext2_file_id() fills the bp_file_id of fileid.h from an
  * inode: i_generation, EXT2_I_SIZE, and the mtime with its nanoseconds and
  * epoch bits from i_mtime_extra only where the inode includes that field
@@ -59,6 +61,17 @@ errcode_t bp_ext2_file_read(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode_la
  */
 int bp_ext2_file_unchanged(ext2_filsys fs, const struct bp_file_id *then, unsigned int how,
 			   struct ext2_inode_large *in);
+
+/* Called for each inode in use; a nonzero return stops the walk and is its result. */
+typedef errcode_t (*bp_ext2_inode_fn)(ext2_filsys fs, ext2_ino_t ino,
+				      struct ext2_inode_large *in, void *priv);
+
+/*
+ * The one walk of the inode tables (libext2fs's inode scan): fn for every
+ * inode in use (links, no deletion time), in inode order; a bad block of an
+ * inode table is passed over. 0, fn's nonzero result, or libext2fs's error.
+ */
+errcode_t bp_ext2_inodes_walk(ext2_filsys fs, bp_ext2_inode_fn fn, void *priv);
 
 enum bp_ext2_kind {
 	BP_EXT2_DATA,

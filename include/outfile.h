@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * outfile.h --- every file a verb writes under a name the user gave
+ * outfile.h --- every file a verb writes under a name the user gave, and
+ * the state files bootpack keeps for itself (bp_statefile_write(), below)
  *
  * One policy for pack -o, trace -o, trace --merge -o, trace --save-text,
  * relayout --pack and relayout -z:
@@ -25,6 +26,7 @@
 #ifndef BP_OUTFILE_H
 #define BP_OUTFILE_H
 
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "bperr.h"
@@ -71,5 +73,16 @@ errcode_t bp_outfile_commit(struct bp_outfile *of, struct bp_err *err);
 
 /* Remove the temporary file and forget it; safe after commit. */
 void bp_outfile_abort(struct bp_outfile *of);
+
+/*
+ * The files bootpack keeps for itself (its state under BP_STATEDIR), not a
+ * name the user gave: what fill writes goes to "<path>.tmp" (created mode
+ * 0644, never through a symbolic link), is synced and renamed over path,
+ * and the directory is synced. 0 or an errno value, with a sentence; the
+ * temporary file is removed on error.
+ */
+typedef void (*bp_statefile_fill_fn)(FILE *fp, const void *priv);
+errcode_t bp_statefile_write(const char *path, bp_statefile_fill_fn fill, const void *priv,
+			     struct bp_err *err);
 
 #endif /* BP_OUTFILE_H */

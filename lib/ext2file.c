@@ -17,6 +17,33 @@ errcode_t bp_ext2_read_inode(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode_l
 	return ext2fs_read_inode_full(fs, ino, (struct ext2_inode *)in, sizeof(*in));
 }
 
+errcode_t bp_ext2_inodes_walk(ext2_filsys fs, bp_ext2_inode_fn fn, void *priv)
+{
+	struct ext2_inode_large inode;
+	ext2_inode_scan scan;
+	ext2_ino_t ino;
+	errcode_t rc;
+
+	rc = ext2fs_open_inode_scan(fs, 0, &scan);
+	if (rc)
+		return rc;
+	for (;;) {
+		rc = ext2fs_get_next_inode_full(scan, &ino, (struct ext2_inode *)&inode,
+						sizeof(inode));
+		if (rc == EXT2_ET_BAD_BLOCK_IN_INODE_TABLE)
+			continue;
+		if (rc || !ino)
+			break;
+		if (!inode.i_links_count || inode.i_dtime)
+			continue;
+		rc = fn(fs, ino, &inode, priv);
+		if (rc)
+			break;
+	}
+	ext2fs_close_inode_scan(scan);
+	return rc;
+}
+
 void bp_ext2_file_id(const struct ext2_inode_large *in, unsigned int inode_size, ext2_ino_t ino,
 		     struct bp_file_id *id)
 {

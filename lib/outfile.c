@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * outfile.c --- checked, atomic replacement of the files the user names
+ * outfile.c --- checked, atomic replacement of the files the user names,
+ * and the plain atomic replacement of bootpack's own state files
  *
  * The policy is in include/outfile.h. Temporary files are flock()ed by
  * their writer for their whole life, which tells a dead writer's leftover
@@ -9,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,6 +136,22 @@ static char *dir_of(const char *path)
 	if (slash == path)
 		return strdup("/");
 	return strndup(path, (size_t)(slash - path));
+}
+
+/* Make a rename in path's directory durable (best effort). */
+static void sync_dir_of(const char *path)
+{
+	char *dir = dir_of(path);
+	int dfd;
+
+	if (!dir)
+		return;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	free(dir);
 }
 
 static int sticky_public(const struct stat *d)
@@ -377,8 +395,6 @@ fail:
 errcode_t bp_outfile_commit(struct bp_outfile *of, struct bp_err *err)
 {
 	errcode_t rc = 0;
-	char *dir;
-	int dfd;
 
 	if (of->keep_owner && fchown(of->fd, of->uid, of->gid) < 0 && errno != EPERM)
 		rc = errno;
@@ -405,16 +421,7 @@ errcode_t bp_outfile_commit(struct bp_outfile *of, struct bp_err *err)
 	if (close(of->fd) < 0 && errno != EINTR)
 		rc = bp_err_set(err, errno, "%s: %s", of->path, strerror(errno));
 	of->fd = -1;
-	/* Make the rename durable. */
-	dir = dir_of(of->path);
-	if (dir) {
-		dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (dfd >= 0) {
-			fsync(dfd);
-			close(dfd);
-		}
-		free(dir);
-	}
+	sync_dir_of(of->path);
 	free(of->path);
 	of->path = NULL;
 	return rc;
@@ -433,4 +440,38 @@ void bp_outfile_abort(struct bp_outfile *of)
 	of->tmp = NULL;
 	free(of->path);
 	of->path = NULL;
+}
+
+errcode_t bp_statefile_write(const char *path, bp_statefile_fill_fn fill, const void *priv,
+			     struct bp_err *err)
+{
+	char tmp[PATH_MAX + 8];
+	int fd, ok;
+	FILE *fp;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+		return bp_err_set(err, ENAMETOOLONG, "%s: %s", path, strerror(ENAMETOOLONG));
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return bp_err_set(err, errno, "%s: cannot write: %s", tmp, strerror(errno));
+	fp = fdopen(fd, "w");
+	if (!fp) {
+		int e = errno;
+
+		close(fd);
+		unlink(tmp);
+		return bp_err_set(err, e, "%s: %s", tmp, strerror(e));
+	}
+	fill(fp, priv);
+	ok = fflush(fp) == 0 && fsync(fd) == 0;
+	if (fclose(fp) != 0)
+		ok = 0;
+	if (!ok || rename(tmp, path) < 0) {
+		int e = errno;
+
+		unlink(tmp);
+		return bp_err_set(err, e, "%s: cannot write: %s", path, strerror(e));
+	}
+	sync_dir_of(path);
+	return 0;
 }

@@ -14,6 +14,7 @@
 
 #include "loop.h"
 #include "misses.h"
+#include "outfile.h"
 
 #define PAGE 4096ULL
 
@@ -337,18 +338,12 @@ out_err:
 
 /* ---- BP_STATEDIR/misses ------------------------------------------------------ */
 
-errcode_t bp_misses_save(const char *root, const struct bp_misses *m, struct bp_err *err)
+static void misses_fill(FILE *fp, const void *priv)
 {
-	char path[PATH_MAX], tmp[PATH_MAX + 8], esc[3 * sizeof(m->names[0].path) + 1];
+	const struct bp_misses *m = priv;
+	char esc[3 * sizeof(m->names[0].path) + 1];
 	unsigned int i;
-	FILE *fp;
-	int ok;
 
-	bp_loop_path(root, BP_STATEDIR "/misses", path, sizeof(path));
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fp = fopen(tmp, "we");
-	if (!fp)
-		return bp_err_set(err, errno, "%s: cannot write: %s", tmp, strerror(errno));
 	fprintf(fp, "# bootpack: what the last boot read that the pack did not hold; "
 		"see bootpack-status(8)\n"
 		"time=%lld control=%d events=%" PRIu64 " lost=%" PRIu64 "\n"
@@ -364,16 +359,14 @@ errcode_t bp_misses_save(const char *root, const struct bp_misses *m, struct bp_
 		fprintf(fp, "name=%s bytes=%" PRIu64 " path=%s\n", bp_mkind_name(m->names[i].kind),
 			m->names[i].bytes, esc);
 	}
-	ok = fflush(fp) == 0 && fsync(fileno(fp)) == 0;
-	if (fclose(fp) != 0)
-		ok = 0;
-	if (!ok || rename(tmp, path) < 0) {
-		int e = errno;
+}
 
-		unlink(tmp);
-		return bp_err_set(err, e, "%s: cannot write: %s", path, strerror(e));
-	}
-	return 0;
+errcode_t bp_misses_save(const char *root, const struct bp_misses *m, struct bp_err *err)
+{
+	char path[PATH_MAX];
+
+	bp_loop_path(root, BP_STATEDIR "/misses", path, sizeof(path));
+	return bp_statefile_write(path, misses_fill, m, err);
 }
 
 static int kind_parse(const char *s, size_t len)

@@ -51,8 +51,8 @@ void bp_loop_record_stop(const struct bp_setup_opts *o)
 static errcode_t recorded(uint32_t kdev, const char *devpath, struct bp_trace **ret,
 			  struct bp_err *err)
 {
-	struct bp_resolve_stats rst;
-	struct bp_collected col;
+	struct bp_fsloc loc = { devpath, 0 };
+	struct bp_events_stats st;
 	struct bp_collect *c;
 	struct bp_trace *t;
 	errcode_t rc;
@@ -61,26 +61,15 @@ static errcode_t recorded(uint32_t kdev, const char *devpath, struct bp_trace **
 	rc = bp_recorder_collect(kdev, &c, err);
 	if (rc)
 		return rc;
-	rc = bp_collect_finish(c, kdev, &col, err);
+	rc = bp_trace_from_events(c, kdev, &loc, INT64_MIN, &t, &st, err);
 	bp_collect_free(c);
 	if (rc)
 		return rc;
-	t = bp_trace_new();
-	if (!t) {
-		bp_collected_free(&col);
+	if (bp_trace_set_str(&t->hdr.device, devpath) ||
+	    bp_trace_set_str(&t->hdr.source, "boot")) {
+		bp_trace_free(t);
 		return bp_err_set(err, ENOMEM, "out of memory");
 	}
-	rc = bp_resolve(&col, devpath, INT64_MIN, t, &rst, err);
-	bp_collected_free(&col);
-	if (!rc && (bp_trace_set_str(&t->hdr.device, devpath) ||
-		    bp_trace_set_str(&t->hdr.source, "boot")))
-		rc = bp_err_set(err, ENOMEM, "out of memory");
-	if (rc) {
-		bp_trace_free(t);
-		return rc;
-	}
-	t->hdr.dev_major = BP_KDEV_MAJOR(kdev);
-	t->hdr.dev_minor = BP_KDEV_MINOR(kdev);
 	t->hdr.created = (int64_t)time(NULL);
 	*ret = t;
 	return 0;

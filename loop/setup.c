@@ -68,14 +68,14 @@ static const char *const unit_dirs[] = {
 
 const char *bp_setup_unit_dir(size_t i)
 {
-	return i < sizeof(unit_dirs) / sizeof(unit_dirs[0]) ? unit_dirs[i] : NULL;
+	return i < ARRAY_SIZE(unit_dirs) ? unit_dirs[i] : NULL;
 }
 
 const char *bp_setup_unit_wants(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(units); i++)
 		if (!strcmp(units[i].name, name))
 			return units[i].wants;
 	return NULL;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "loop.h"
+#include "outfile.h"
 
 static const char *const phase_names[] = {
 	[BP_PHASE_NONE] = "none",
@@ -112,24 +113,10 @@ errcode_t bp_loop_load(const char *root, struct bp_loop_state *st, struct bp_err
 	return 0;
 }
 
-errcode_t bp_loop_save(const char *root, const struct bp_loop_state *st, struct bp_err *err)
+static void state_fill(FILE *fp, const void *priv)
 {
-	char path[PATH_MAX], tmp[PATH_MAX + 8], dir[PATH_MAX];
-	int fd, dfd, ok;
-	FILE *fp;
+	const struct bp_loop_state *st = priv;
 
-	bp_loop_path(root, BP_STATEDIR, dir, sizeof(dir));
-	bp_loop_path(root, BP_STATEDIR "/loop", path, sizeof(path));
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return bp_err_set(err, errno, "%s: cannot write: %s", tmp, strerror(errno));
-	fp = fdopen(fd, "w");
-	if (!fp) {
-		close(fd);
-		unlink(tmp);
-		return bp_err_set(err, errno, "%s: %s", tmp, strerror(errno));
-	}
 	fprintf(fp, "# bootpack loop state; see bootpack-setup(8). Written by bootpack, not by hand.\n"
 		"phase=%s\ndevice=%s\ncmdline=%s\nreason=%s\nsetup_time=%" PRId64
 		"\nphase_time=%" PRId64 "\nrelayout_time=%" PRId64
@@ -137,19 +124,12 @@ errcode_t bp_loop_save(const char *root, const struct bp_loop_state *st, struct 
 		bp_phase_name(st->phase), st->device, st->cmdline, st->reason,
 		(int64_t)st->setup_time, (int64_t)st->phase_time, (int64_t)st->relayout_time,
 		st->attempts, st->low_hits, st->high_misses, st->grub);
-	ok = fflush(fp) == 0 && fsync(fd) == 0;
-	if (fclose(fp) != 0)
-		ok = 0;
-	if (!ok || rename(tmp, path) < 0) {
-		int e = errno;
+}
 
-		unlink(tmp);
-		return bp_err_set(err, e, "%s: cannot write: %s", path, strerror(e));
-	}
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-	return 0;
+errcode_t bp_loop_save(const char *root, const struct bp_loop_state *st, struct bp_err *err)
+{
+	char path[PATH_MAX];
+
+	bp_loop_path(root, BP_STATEDIR "/loop", path, sizeof(path));
+	return bp_statefile_write(path, state_fill, st, err);
 }

@@ -127,51 +127,53 @@ static size_t rank_at(const struct bp_trace_ref *refs, size_t n, uint64_t ns)
 	return lo;
 }
 
+/* rl_add_traced_dirs() across the inode tables. */
+struct tdirs {
+	struct rl_stream *s;
+	struct pieces *p;
+	const struct bp_trace_ref *refs;
+	size_t nrefs;
+	struct dscan d;
+};
+
+static errcode_t tdirs_inode(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode_large *inode,
+			     void *priv)
+{
+	struct tdirs *td = priv;
+	struct rl_stream *s = td->s;
+	struct pieces *p = td->p;
+	uint32_t idx;
+	errcode_t rc;
+
+	if (!LINUX_S_ISDIR(inode->i_mode) || (inode->i_flags & EXT4_INLINE_DATA_FL))
+		return 0;
+	td->d.first_ns = UINT64_MAX;
+	if (bp_ext2_file_walk(fs, ino, inode, 0, dscan_run, &td->d) ||
+	    td->d.first_ns == UINT64_MAX)
+		return 0;
+	if (rl_item_find(s, ino) >= 0)
+		return 0;
+	rc = rl_item_new(s, ino, 1, &idx);
+	if (rc)
+		return rc;
+	if (s->items[idx].skipped)
+		return 0;
+	s->dirs++;
+	rc = rl_piece_add(p, idx, PIECE_WHOLE, rank_at(td->refs, td->nrefs, td->d.first_ns), 0, 0);
+	if (rc)
+		return rc;
+	p->v[p->n - 1].front = RL_FRONT_LISTED_DIR;
+	return 0;
+}
+
 errcode_t rl_add_traced_dirs(struct rl_stream *s, struct pieces *p, const struct bp_trace *t,
 			     const struct bp_trace_ref *refs, size_t nrefs)
 {
-	struct ext2_inode_large inode;
-	ext2_inode_scan scan;
-	ext2_ino_t ino;
-	struct dscan d = { .t = t, .bs = s->fs->blocksize };
-	errcode_t rc;
+	struct tdirs td = { s, p, refs, nrefs, { .t = t, .bs = s->fs->blocksize } };
 
 	if (!t->nmeta)
 		return 0;
-	rc = ext2fs_open_inode_scan(s->fs, 0, &scan);
-	if (rc)
-		return rc;
-	for (;;) {
-		uint32_t idx;
-
-		rc = ext2fs_get_next_inode_full(scan, &ino, (struct ext2_inode *)&inode,
-						sizeof(inode));
-		if (rc == EXT2_ET_BAD_BLOCK_IN_INODE_TABLE)
-			continue;
-		if (rc || !ino)
-			break;
-		if (!LINUX_S_ISDIR(inode.i_mode) || !inode.i_links_count || inode.i_dtime ||
-		    (inode.i_flags & EXT4_INLINE_DATA_FL))
-			continue;
-		d.first_ns = UINT64_MAX;
-		if (bp_ext2_file_walk(s->fs, ino, &inode, 0, dscan_run, &d) ||
-		    d.first_ns == UINT64_MAX)
-			continue;
-		if (rl_item_find(s, ino) >= 0)
-			continue;
-		rc = rl_item_new(s, ino, 1, &idx);
-		if (rc)
-			break;
-		if (s->items[idx].skipped)
-			continue;
-		s->dirs++;
-		rc = rl_piece_add(p, idx, PIECE_WHOLE, rank_at(refs, nrefs, d.first_ns), 0, 0);
-		if (rc)
-			break;
-		p->v[p->n - 1].front = RL_FRONT_LISTED_DIR;
-	}
-	ext2fs_close_inode_scan(scan);
-	return rc;
+	return bp_ext2_inodes_walk(s->fs, tdirs_inode, &td);
 }
 
 /*

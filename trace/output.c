@@ -121,40 +121,28 @@ int bp_trace_finish(struct bp_collect *c, uint32_t kdev, const char *devpath,
 		    int64_t written_after, const char *source, const struct bp_trace_opts *o)
 {
 	struct bp_fsloc loc = { devpath, o->offset };
-	struct bp_resolve_stats st;
-	struct bp_collected col;
+	struct bp_events_stats st;
 	struct bp_err err = { 0 };
 	struct bp_trace *t;
+	errcode_t rc;
 	int ret = BP_EX_OK;
 
-	if (bp_collect_finish(c, kdev, &col, &err))
-		return bp_fail(&err);
-	if (col.lost)
+	rc = bp_trace_from_events(c, kdev, &loc, written_after, &t, &st, &err);
+	if (st.collected && st.lost)
 		bp_log_warn("trace: %" PRIu64 " events were lost (the trace buffer overflowed): "
 			    "the trace is incomplete; use a bigger buffer (--buffer-size, or "
-			    "trace_buf_size= for a boot trace)", col.lost);
-	if (!col.used_access)
+			    "trace_buf_size= for a boot trace)", st.lost);
+	if (st.collected && !st.used_access)
 		bp_log_warn("trace: no page-access events (mm_filemap_get_pages, _map_pages, "
 			    "_fault; Linux 6.12 or later): ranges include readahead nobody used");
-	t = bp_trace_new();
-	if (!t) {
-		bp_collected_free(&col);
-		bp_log_error("out of memory");
-		return BP_EX_FAILURE;
-	}
-	if (bp_resolve_at(&col, &loc, written_after, t, &st, &err)) {
-		ret = bp_fail(&err);
-		goto out;
-	}
+	if (rc)
+		return bp_fail(&err);
 	fill_header(t, devpath, kdev, source);
-	if (bp_trace_save(t, o->output, &err)) {
+	if (bp_trace_save(t, o->output, &err))
 		ret = bp_fail(&err);
-		goto out;
-	}
-	bp_trace_summary(t, o->output, &st);
-out:
+	else
+		bp_trace_summary(t, o->output, &st.res);
 	bp_trace_free(t);
-	bp_collected_free(&col);
 	return ret;
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * resolve.c --- inodes and page ranges to files, paths and physical
- * extents, with libext2fs opened read-only (a mounted filesystem is fine)
+ * extents, with libext2fs opened read-only (a mounted filesystem is fine);
+ * bp_trace_from_events(), collected events to a trace in one call
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -330,4 +331,37 @@ errcode_t bp_trace_check_device(const struct bp_trace *t, const char *devpath, s
 	rc = bp_fs_check_ident(fs, devpath, "trace", t->hdr.uuid, t->hdr.block_size, err);
 	ext2fs_close_free(&fs);
 	return rc;
+}
+
+errcode_t bp_trace_from_events(struct bp_collect *c, uint32_t kdev, const struct bp_fsloc *loc,
+			       int64_t written_after, struct bp_trace **ret,
+			       struct bp_events_stats *st, struct bp_err *err)
+{
+	struct bp_collected col;
+	struct bp_trace *t;
+	errcode_t rc;
+
+	*ret = NULL;
+	memset(st, 0, sizeof(*st));
+	rc = bp_collect_finish(c, kdev, &col, err);
+	if (rc)
+		return rc;
+	st->collected = 1;
+	st->lost = col.lost;
+	st->used_access = col.used_access;
+	t = bp_trace_new();
+	if (!t) {
+		bp_collected_free(&col);
+		return bp_err_set(err, ENOMEM, "out of memory");
+	}
+	rc = bp_resolve_at(&col, loc, written_after, t, &st->res, err);
+	bp_collected_free(&col);
+	if (rc) {
+		bp_trace_free(t);
+		return rc;
+	}
+	t->hdr.dev_major = BP_KDEV_MAJOR(kdev);
+	t->hdr.dev_minor = BP_KDEV_MINOR(kdev);
+	*ret = t;
+	return 0;
 }

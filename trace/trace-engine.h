@@ -105,6 +105,27 @@ errcode_t bp_resolve_at(const struct bp_collected *col, const struct bp_fsloc *l
 			int64_t written_after, struct bp_trace *t, struct bp_resolve_stats *st,
 			struct bp_err *err);
 
+/* What bp_trace_from_events() learnt on its way. */
+struct bp_events_stats {
+	int collected;			/* the events were collected: lost, used_access hold */
+	uint64_t lost;			/* events lost in total */
+	int used_access;		/* ranges are added ∩ accessed */
+	struct bp_resolve_stats res;	/* once resolved */
+};
+
+/*
+ * The one way from collected events to a trace: the events of device kdev
+ * in c (bp_collect_finish()), resolved on the filesystem at loc
+ * (bp_resolve_at(), written_after as there) into a new trace, *ret (free
+ * with bp_trace_free()), whose header holds kdev's major and minor; the
+ * caller fills in the rest of the header. c stays the caller's. What the
+ * collection says of itself is in *st once st->collected is set, also when
+ * the resolution then fails. On error *ret is NULL.
+ */
+errcode_t bp_trace_from_events(struct bp_collect *c, uint32_t kdev, const struct bp_fsloc *loc,
+			       int64_t written_after, struct bp_trace **ret,
+			       struct bp_events_stats *st, struct bp_err *err);
+
 /* --- event-format.c: an event's tracefs "format" file --------------------- */
 
 #define BP_EV_FIELDS_MAX 32

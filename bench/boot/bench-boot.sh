@@ -226,7 +226,7 @@ desktop_rootfs() {	# ROOTFS
 # ---------------------------------------------------------------- initramfs
 build_guest_bins() {
 	mkdir -p "$BB/bin"
-	gcc -O2 -Wall -Wextra -static -o "$BB/bin/bench-monitor" "$HERE/guest/bench-monitor.c"
+	gcc -O2 -Wall -Wextra -static -I "$SRC/include" -o "$BB/bin/bench-monitor" "$HERE/guest/bench-monitor.c"
 	gcc -O2 -Wall -Wextra -static -o "$BB/bin/bench-calib" "$HERE/guest/bench-calib.c"
 }
 

@@ -15,7 +15,9 @@
  * data). Free blocks are not listed. Blocks are counted from 0 on the
  * filesystem. The bench classifies the boot's reads with it
  * (report.py): what a boot process read that the pack did not hold, by kind.
- * It shares no code with relayout's or the pack's own view of the disk.
+ * Which block is which kind is its own view, shared with neither relayout
+ * nor the pack; only the walk over the inode tables is the common one
+ * (bp_ext2_inodes_walk()).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,6 +25,8 @@
 #include <string.h>
 
 #include <ext2fs/ext2fs.h>
+
+#include "ext2file.h"
 
 enum kind { K_FREE, K_SB, K_BITMAP, K_ITABLE, K_DIR, K_XTREE, K_XATTR, K_JOURNAL, K_DATA };
 
@@ -82,40 +86,20 @@ static errcode_t fixed(ext2_filsys fs, struct walk *w)
 	return 0;
 }
 
-static errcode_t inodes(ext2_filsys fs, struct walk *w)
+static errcode_t inode_cb(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode_large *inode,
+			  void *priv)
 {
-	struct ext2_inode_large inode;
-	ext2_inode_scan scan;
-	ext2_ino_t ino;
-	errcode_t rc;
+	struct walk *w = priv;
+	blk64_t acl;
 
-	rc = ext2fs_open_inode_scan(fs, 0, &scan);
-	if (rc)
-		return rc;
-	for (;;) {
-		blk64_t acl;
-
-		rc = ext2fs_get_next_inode_full(scan, &ino, (struct ext2_inode *)&inode,
-						sizeof(inode));
-		if (rc == EXT2_ET_BAD_BLOCK_IN_INODE_TABLE)
-			continue;
-		if (rc || !ino)
-			break;
-		if (!inode.i_links_count || inode.i_dtime)
-			continue;
-		acl = ext2fs_file_acl_block(fs, (struct ext2_inode *)&inode);
-		if (acl)
-			set(w, acl, 1, K_XATTR);
-		if (!ext2fs_inode_has_valid_blocks2(fs, (struct ext2_inode *)&inode))
-			continue;
-		w->leaf = ino == fs->super->s_journal_inum ? K_JOURNAL :
-			  LINUX_S_ISDIR(inode.i_mode) ? K_DIR : K_DATA;
-		rc = ext2fs_block_iterate3(fs, ino, BLOCK_FLAG_READ_ONLY, NULL, block_cb, w);
-		if (rc)
-			break;
-	}
-	ext2fs_close_inode_scan(scan);
-	return rc;
+	acl = ext2fs_file_acl_block(fs, (struct ext2_inode *)inode);
+	if (acl)
+		set(w, acl, 1, K_XATTR);
+	if (!ext2fs_inode_has_valid_blocks2(fs, (struct ext2_inode *)inode))
+		return 0;
+	w->leaf = ino == fs->super->s_journal_inum ? K_JOURNAL :
+		  LINUX_S_ISDIR(inode->i_mode) ? K_DIR : K_DATA;
+	return ext2fs_block_iterate3(fs, ino, BLOCK_FLAG_READ_ONLY, NULL, block_cb, w);
 }
 
 int main(int argc, char **argv)
@@ -140,7 +124,7 @@ int main(int argc, char **argv)
 	if (!rc)
 		rc = fixed(fs, &w);
 	if (!rc)
-		rc = inodes(fs, &w);
+		rc = bp_ext2_inodes_walk(fs, inode_cb, &w);
 	if (rc) {
 		fprintf(stderr, "bp-blockkind: %s: %s\n", argv[1], error_message(rc));
 		ext2fs_close_free(&fs);

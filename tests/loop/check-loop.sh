@@ -118,7 +118,7 @@ do_build() {
 			> "$LB/logs/deb.log" 2>&1 || die "make deb: $LB/logs/deb.log"
 	fi
 	mkdir -p "$LB/bin"
-	gcc -O2 -Wall -Wextra -static -o "$LB/bin/bench-monitor" "$SRC/bench/boot/guest/bench-monitor.c"
+	gcc -O2 -Wall -Wextra -static -I "$SRC/include" -o "$LB/bin/bench-monitor" "$SRC/bench/boot/guest/bench-monitor.c"
 }
 
 # ---------------------------------------------------------------- image

@@ -302,6 +302,53 @@ static void test_on_disk_identity(ext2_filsys fs)
 	CHECK(id.mtime_nsec == NSEC);
 }
 
+struct seen {
+	ext2_ino_t ino[32];
+	int n;
+	ext2_ino_t stop_at;
+};
+
+static errcode_t note_inode(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode_large *in,
+			    void *priv)
+{
+	struct seen *s = priv;
+
+	(void)fs;
+	(void)in;
+	if (ino < EXT2_FIRST_INO(fs->super))
+		return 0;
+	if (s->n < 32)
+		s->ino[s->n] = ino;
+	s->n++;
+	return ino == s->stop_at ? 4242 : 0;
+}
+
+/* bp_ext2_inodes_walk() visits the inodes in use, in order, and stops when told. */
+static void test_inodes_walk(ext2_filsys fs)
+{
+	struct ext2_inode_large in;
+	struct seen s = { 0 };
+	ext2_ino_t a = new_file(fs, 0, 0), gone = new_file(fs, 0, 0), dead = new_file(fs, 0, 0);
+	ext2_ino_t b = new_file(fs, 0, 0);
+
+	CHECK(bp_ext2_read_inode(fs, gone, &in) == 0);
+	in.i_links_count = 0;
+	CHECK(ext2fs_write_inode_full(fs, gone, (struct ext2_inode *)&in, sizeof(in)) == 0);
+	CHECK(bp_ext2_read_inode(fs, dead, &in) == 0);
+	in.i_dtime = 1600000000;
+	CHECK(ext2fs_write_inode_full(fs, dead, (struct ext2_inode *)&in, sizeof(in)) == 0);
+	CHECK(ext2fs_flush(fs) == 0);
+
+	CHECK(bp_ext2_inodes_walk(fs, note_inode, &s) == 0);
+	/* the files of the other tests, then a and b; never gone (no links) nor dead (dtime) */
+	CHECK(s.n >= 2 && s.n <= 32);
+	CHECK(s.n >= 2 && s.ino[s.n - 2] == a && s.ino[s.n - 1] == b);
+	memset(&s, 0, sizeof(s));
+	s.stop_at = a;
+	CHECK(bp_ext2_inodes_walk(fs, note_inode, &s) == 4242);
+	CHECK(s.n >= 1 && s.ino[s.n - 1] == a);
+}
+
 int main(void)
 {
 	char path[] = "/tmp/bp-test-ext2file.XXXXXX";
@@ -338,6 +385,7 @@ int main(void)
 	test_blockmap(fs);
 	test_inline(fs);
 	test_on_disk_identity(fs);
+	test_inodes_walk(fs);
 	ext2fs_free(fs);
 	unlink(path);
 	return unit_exit();

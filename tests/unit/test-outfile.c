@@ -2,7 +2,8 @@
 /*
  * test-outfile.c --- temporary files of lib/outfile.c: removed on a fatal
  * signal, kept for a verb that handles the signal itself, and a dead
- * writer's leftover removed by the next writer while a live one's stays
+ * writer's leftover removed by the next writer while a live one's stays;
+ * bootpack's own state files replaced whole, never through a link
  */
 #include <dirent.h>
 #include <errno.h>
@@ -69,6 +70,52 @@ static int child(const char *path, int sig, int own_handler)
 	return status;
 }
 
+static void fill_text(FILE *fp, const void *priv)
+{
+	fputs(priv, fp);
+}
+
+/* bp_statefile_write(): the whole new content or the old, never through a link. */
+static void test_statefile(void)
+{
+	char path[256], tmp[300], other[256], buf[32];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/state", dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	snprintf(other, sizeof(other), "%s/other", dir);
+	CHECK(bp_statefile_write(path, fill_text, "one\n", NULL) == 0);
+	CHECK(bp_statefile_write(path, fill_text, "two\n", NULL) == 0);
+	fd = open(path, O_RDONLY);
+	n = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
+	CHECK(n == 4 && !memcmp(buf, "two\n", 4));
+	if (fd >= 0)
+		close(fd);
+	CHECK(count("state.") == 0);
+
+	/* A symbolic link where the temporary file goes: refused, its target untouched. */
+	fd = open(other, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	CHECK(fd >= 0 && write(fd, "keep", 4) == 4);
+	if (fd >= 0)
+		close(fd);
+	CHECK(symlink(other, tmp) == 0);
+	CHECK(bp_statefile_write(path, fill_text, "three\n", NULL) == ELOOP);
+	fd = open(other, O_RDONLY);
+	n = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
+	CHECK(n == 4 && !memcmp(buf, "keep", 4));
+	if (fd >= 0)
+		close(fd);
+	fd = open(path, O_RDONLY);
+	n = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
+	CHECK(n == 4 && !memcmp(buf, "two\n", 4));
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	unlink(other);
+	unlink(path);
+}
+
 int main(void)
 {
 	struct bp_outfile of;
@@ -111,6 +158,7 @@ int main(void)
 	close(fd);
 	unlink(stale);
 	unlink(path);
+	test_statefile();
 	CHECK(rmdir(dir) == 0);
 	return unit_exit();
 }

@@ -50,6 +50,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "c.h"
 #include "cpuloop.h"
 
 struct sample {
@@ -90,7 +91,7 @@ static int open_in(const char *path, int flags)
 	};
 	size_t i, n;
 
-	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(map); i++) {
 		n = strlen(map[i].prefix);
 		if (*map[i].dir >= 0 && !strncmp(path, map[i].prefix, n))
 			return openat(*map[i].dir, path + n, flags);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * reader-stats.c --- residency of a pack's ranges (mincore), for the hit rate
+ * reader-stats.c --- residency of a pack's ranges (mincore), for the loop's hit rate
+ * (what the reader left in the page cache)
  */
 #include <errno.h>
 #include <fcntl.h>
