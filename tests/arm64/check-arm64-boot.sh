@@ -31,7 +31,7 @@
 #              the other page size: the reader adapts
 #    time*     (--time) without the early check: systemd-analyze without
 #              and with the reader
-# Results in $G/results/ (summary.txt).
+# Results in $G/results-16k/ or results-4k/ (summary.txt).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${BP_ARM64_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bootpack-arm64}
@@ -41,7 +41,6 @@ multi=aarch64-linux-gnu
 mirror=${BP_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 mem=${BP_ARM64_MEM:-1024}
 timeout_s=${BP_ARM64_TIMEOUT:-1500}
-R=$G/results
 
 die() { echo "check-arm64-boot: $*" >&2; exit 1; }
 log() { echo "# $(date -u +%T) $*"; }
@@ -94,6 +93,7 @@ case $page in
 4k) flavour=arm64 other=16K ;;
 *) die "--page-size: 16k or 4k, not $page" ;;
 esac
+R=$G/results-$page
 # binfmt_misc: qemu-aarch64-static runs the root's arm64 programs (the F
 # flag: the interpreter is opened now, so the chroot needs no copy of it)
 binfmt_on() {
@@ -208,7 +208,7 @@ echo '/dev/vda / ext4 defaults 0 1' >"$r/etc/fstab"
 : >"$r/etc/bp-arm64/ranges"
 rm -rf "$r/var/lib/bp-arm64" "$r/var/lib/bootpack/"*
 mkdir -p "$G/img" "$R"
-traced=$G/img/traced.img
+traced=$G/img/traced-$page.img
 if [ $reuse = 0 ] || [ ! -f "$traced" ] || [ ! -s "$R/ranges" ]; then
 	reuse=0
 	log "image (mkfs.ext4 -d)"
