@@ -190,6 +190,7 @@ struct pending {
 	uint32_t path_off;
 	uint64_t off, len;
 	uint64_t phys;		/* of off on the device, or BP_PACK_PHYS_NONE */
+	uint64_t size;		/* the file's */
 };
 
 static void flush(struct rctx *c, struct pending *pd)
@@ -198,10 +199,15 @@ static void flush(struct rctx *c, struct pending *pd)
 		/*
 		 * A pack built for smaller pages than this system's: the
 		 * range rounded out to whole pages of this one (what the
-		 * kernel reads anyway; past the end of the file reads nothing).
+		 * kernel reads anyway), but not past the end of the file: a
+		 * read cut short there by io_uring would be retried, and
+		 * counted an error if the file's descriptor was closed since.
 		 */
 		uint64_t a = pd->off & ~(c->pg - 1);
 		uint64_t b = (pd->off + pd->len + c->pg - 1) & ~(c->pg - 1);
+
+		if (b > pd->size)
+			b = pd->size;
 
 		if (pd->phys != BP_PACK_PHYS_NONE)
 			pd->phys = pd->phys >= pd->off - a ? pd->phys - (pd->off - a) :
@@ -279,6 +285,7 @@ void rd_read_entries(struct rctx *c, const struct bp_pack *p)
 		pd.off = e.offset;
 		pd.len = len;
 		pd.phys = e.phys;
+		pd.size = s->size;
 	}
 	flush(c, &pd);
 	if (c->pass == 1)

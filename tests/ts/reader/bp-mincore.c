@@ -110,26 +110,40 @@ static int count(const char *path, int mode, uint64_t off, uint64_t len)
 	return 0;
 }
 
-/* The -l list: "FILE<TAB>OFF<TAB>LEN" lines of standard input. */
-#define LIST_MAX 256
-static struct range { char path[4096]; uint64_t off, len; } list[LIST_MAX];
+/* The -l list: "FILE<TAB>OFF<TAB>LEN" lines of standard input, as many as there are. */
+static struct range { char *path; uint64_t off, len; } *list;
 
 static int read_list(size_t *n)
 {
 	char line[4096], *off, *len;
+	size_t cap = 0;
 
 	for (*n = 0; fgets(line, sizeof(line), stdin); (*n)++) {
 		line[strcspn(line, "\n")] = '\0';
 		off = strchr(line, '\t');
 		len = off ? strchr(off + 1, '\t') : NULL;
-		if (!len || *n == LIST_MAX) {
-			fprintf(stderr, "bp-mincore: not FILE<TAB>OFF<TAB>LEN or over %d lines: %s\n",
-				LIST_MAX, line);
+		if (!len) {
+			fprintf(stderr, "bp-mincore: not FILE<TAB>OFF<TAB>LEN: %s\n", line);
 			return 1;
+		}
+		if (*n == cap) {
+			struct range *l;
+
+			cap = cap ? 2 * cap : 256;
+			l = realloc(list, cap * sizeof(*list));
+			if (!l) {
+				fprintf(stderr, "bp-mincore: out of memory\n");
+				return 1;
+			}
+			list = l;
 		}
 		*off++ = '\0';
 		*len++ = '\0';
-		snprintf(list[*n].path, sizeof(list[*n].path), "%s", line);
+		list[*n].path = strdup(line);
+		if (!list[*n].path) {
+			fprintf(stderr, "bp-mincore: out of memory\n");
+			return 1;
+		}
 		list[*n].off = strtoull(off, NULL, 0);
 		list[*n].len = strtoull(len, NULL, 0);
 	}
