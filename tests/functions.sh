@@ -95,6 +95,21 @@ bp_loop_attach() {
 	printf -v "$2" '%s' "$_bp_loopdev"
 }
 
+# bp_loop_detach DEV IMG: detach DEV and wait (up to 10 s) until IMG is no
+# longer attached to it. losetup -d only marks a device that someone still
+# holds (udev's blkid probe after the umount) for autoclear; a relayout run
+# right after would refuse the image as attached.
+bp_loop_detach() {
+	local i
+	losetup -d "$1" 2>/dev/null || :
+	for i in $(seq 100); do
+		losetup -j "$2" | grep -q "^$1:" || return 0
+		[ "$i" != 10 ] || udevadm settle 2>/dev/null || :
+		sleep 0.1
+	done
+	bp_fail "$2 still attached to $1 10 s after losetup -d"
+}
+
 # bp_mount DEV DIR [mount options]
 bp_mount() {
 	mkdir -p "$2"
@@ -387,7 +402,7 @@ bp_trace_reads() {
 	"$BOOTPACK" trace -o "$out" --device "$dev" -- sh -c "cd '$m' && cat $(sed 's/^\///' "$out.paths" | tr '\n' ' ') >/dev/null" ||
 		bp_fail "bootpack trace"
 	umount "$m"
-	losetup -d "$dev"
+	bp_loop_detach "$dev" "$img"
 }
 
 # bp_trace_specs TRACE: the ranges of a bootpack trace (text format) as

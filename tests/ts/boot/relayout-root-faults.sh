@@ -153,7 +153,7 @@ check() {
 }
 
 fresh() {
-	losetup -d "$dev"
+	bp_loop_detach "$dev" "$img"
 	cp --sparse=always "$BP_TMPDIR/pristine.img" "$img"
 	bp_loop_attach "$img" dev
 }

@@ -21,6 +21,6 @@ bp_grep "$disk: is in use by the loop device $loopdev .*'losetup -d $loopdev'" "
 [ "$(rl_sum "$disk")" = "$s0" ] || bp_fail "a refused run changed the image in use"
 ls "$disk".bootpack-undo* >/dev/null 2>&1 && bp_fail "a refused run wrote an undo file"
 
-losetup -d "$loopdev"
+bp_loop_detach "$loopdev" "$disk"
 bp_expect_exit 0 "$BOOTPACK" image --trace "$t" "$disk"
 exit 0
