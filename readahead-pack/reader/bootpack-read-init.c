@@ -99,7 +99,7 @@ int bp_read_init_main(int argc, char **argv)
 	 * and the metadata pass take on a 2008 disk, so systemd's first
 	 * lookups find them cached and do not seek across the reader's stream
 	 * (real-boot bench, hdd-5k160: 61 seeks instead of 68;
-	 * bench/boot/README.md).
+	 * doc/architecture.md).
 	 */
 	first = bp_read_parse_init_args(&s, argc, argv);
 	if (s.o.log == BP_LOGT_AUTO)

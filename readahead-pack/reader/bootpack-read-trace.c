@@ -5,7 +5,7 @@
  * Before Linux 6.12 no tracepoint says that a cached page was used: a trace
  * sees a page when it is read from disk, and readahead reads pages nobody
  * asked for (on the real-boot bench's Debian guest 16 of the 47 MB the stock
- * boot read; bench/boot/README.md). With the root disk's readahead off
+ * boot read; doc/architecture.md). With the root disk's readahead off
  * (read_ahead_kb 0) the kernel reads a page when, and only when, a process
  * touches it, and the trace holds exactly the boot's working set. That boot
  * is slower (one request per run of pages): it is the one boot traced. The

@@ -11,7 +11,8 @@
 #
 # Not part of make check or CI: root, Debian's mirror (first run), mkosi,
 # systemd-container, qemu-system-x86, nbdkit; minutes of TCG per boot.
-# Everything lives in IMAGEBENCH_DIR (default /work/imagebench-b): the mkosi
+# Everything lives in IMAGEBENCH_DIR (default $BP_CACHE_ROOT/imagebench, as the
+# other harnesses' caches: bench/boot/env.sh): the mkosi
 # project and its package cache, the images, one directory per run.
 #
 # Environment: MODELS (default "hdd-5k160 pi4-sd"), BOOTS (3), SCALE (the
@@ -25,8 +26,10 @@ set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$SRC}
-IB=${IMAGEBENCH_DIR:-/work/imagebench-b}
-BB=${BOOTBENCH_DIR:-/work/bootbench}
+# shellcheck source=bench/boot/env.sh
+. "$SRC/bench/boot/env.sh"
+IB=${IMAGEBENCH_DIR:-$BP_CACHE_ROOT/imagebench}
+BB=$BOOTBENCH_DIR
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
 MODELS=${MODELS:-"hdd-5k160 pi4-sd"}
 BOOTS=${BOOTS:-3}
