@@ -248,24 +248,27 @@ static void test_blockmap(ext2_filsys fs)
 {
 	struct ext2_inode_large in;
 	struct got g = { 0 };
-	ext2_ino_t ino = new_file(fs, 0, 21 * 1024);
+	ext2_ino_t ino = new_file(fs, 0, 22 * 1024);
 	uint64_t i;
 
 	for (i = 0; i < 14; i++)	/* 12 direct, then the indirect block's first two */
 		set_block(fs, ino, i, 3200 + i, 0);
 	set_block(fs, ino, 20, 3300, 0);	/* after a hole */
+	set_block(fs, ino, 21, 3400, 0);	/* next logically, not physically: a run of its own */
 	CHECK(bp_ext2_read_inode(fs, ino, &in) == 0);
 	CHECK(bp_ext2_file_walk(fs, ino, &in, 0, collect, &g) == 0);
-	CHECK(g.n == 2);
+	CHECK(g.n == 3);
 	CHECK(is_run(&g.v[0], BP_EXT2_DATA, 0, 3200, 14));
 	CHECK(is_run(&g.v[1], BP_EXT2_DATA, 20, 3300, 1));
+	CHECK(is_run(&g.v[2], BP_EXT2_DATA, 21, 3400, 1));
 	g.n = 0;
 	CHECK(bp_ext2_file_walk(fs, ino, &in, BP_EXT2_WALK_META, collect, &g) == 0);
-	CHECK(g.n == 4);
+	CHECK(g.n == 5);
 	CHECK(is_run(&g.v[0], BP_EXT2_DATA, 0, 3200, 12));
 	CHECK(g.v[1].kind == BP_EXT2_IND && g.v[1].lblk == 1 && g.v[1].pblk == in.i_block[12]);
 	CHECK(is_run(&g.v[2], BP_EXT2_DATA, 12, 3212, 2));
 	CHECK(is_run(&g.v[3], BP_EXT2_DATA, 20, 3300, 1));
+	CHECK(is_run(&g.v[4], BP_EXT2_DATA, 21, 3400, 1));
 }
 
 static void test_inline(ext2_filsys fs)
@@ -300,6 +303,25 @@ static void test_on_disk_identity(ext2_filsys fs)
 	CHECK(ext2fs_write_inode_full(fs, ino, (struct ext2_inode *)&in, sizeof(in)) == 0);
 	CHECK(bp_ext2_file_read(fs, ino, &in, &id) == 0);
 	CHECK(id.mtime_nsec == NSEC);
+
+	/* The staleness rule on disk: the same inode is unchanged; a deletion
+	 * time, no links, another mtime or not a regular file is not. */
+	CHECK(bp_ext2_file_unchanged(fs, &id, BP_FILE_CMP_NSEC, &in) == 1);
+	in.i_dtime = 1600000001;
+	CHECK(ext2fs_write_inode_full(fs, ino, (struct ext2_inode *)&in, sizeof(in)) == 0);
+	CHECK(bp_ext2_file_unchanged(fs, &id, BP_FILE_CMP_NSEC, &in) == 0);
+	in.i_dtime = 0;
+	in.i_links_count = 0;
+	CHECK(ext2fs_write_inode_full(fs, ino, (struct ext2_inode *)&in, sizeof(in)) == 0);
+	CHECK(bp_ext2_file_unchanged(fs, &id, BP_FILE_CMP_NSEC, &in) == 0);
+	in.i_links_count = 1;
+	in.i_mtime_extra = (NSEC + 1) << EXT4_EPOCH_BITS;
+	CHECK(ext2fs_write_inode_full(fs, ino, (struct ext2_inode *)&in, sizeof(in)) == 0);
+	CHECK(bp_ext2_file_unchanged(fs, &id, BP_FILE_CMP_NSEC, &in) == 0);
+	CHECK(bp_ext2_file_unchanged(fs, &id, 0, &in) == 1);
+	in.i_mode = LINUX_S_IFLNK | 0777;
+	CHECK(ext2fs_write_inode_full(fs, ino, (struct ext2_inode *)&in, sizeof(in)) == 0);
+	CHECK(bp_ext2_file_unchanged(fs, &id, 0, &in) == 0);
 }
 
 struct seen {
