@@ -26,8 +26,8 @@ static void usage(void)
 	       "\n"
 	       "Check this system and set up the boot loop: the next boot is traced, the\n"
 	       "boot after it relays the root filesystem out in the initramfs, and the\n"
-	       "boots after that are read by bootpack-read. Package changes and a falling\n"
-	       "hit rate schedule a new trace.\n"
+	       "boots after that are read by bootpack-read in the initramfs. Package\n"
+	       "changes and a falling hit rate schedule a new trace.\n"
 	       "\n"
 	       "Options:\n"
 	       " -r, --root <dir>         act on the system mounted at dir (an image, a chroot)\n"
@@ -37,6 +37,9 @@ static void usage(void)
 	       "     --buffer-size <size> trace buffer per CPU for the traced boot (default 32M)\n"
 	       "     --memory <size>      memory of the machine that boots (default: this one's;\n"
 	       "                          with --root, unknown: the undo file is not checked)\n"
+	       "     --reader <where>     where bootpack-read runs on the read boots: initramfs\n"
+	       "                          (before switch_root) or service (bootpack-read.service)\n"
+	       "                          [initramfs]\n"
 	       "     --probe <when>       measure the root's disk for bootpack-read: auto (when\n"
 	       "                          the root is this system's /), always, never [auto]\n"
 	       " -u, --undo               remove everything setup installed\n"
@@ -63,6 +66,8 @@ static void say_plan(const struct bp_setup_opts *o, const struct bp_setup_check 
 	printf("Tracing: %s has the page-cache events\n", c->kernel);
 	printf("Initramfs: %s\n", c->initramfs_tools ? "initramfs-tools (local-premount script)" :
 	       "dracut (pre-mount hook)");
+	printf("Reader: %s (%s)\n", c->reader == BP_READER_AT_INITRAMFS ?
+	       "in the initramfs, before switch_root" : BP_SETUP_READER_UNIT, c->reader_why);
 	if (c->mem_bytes)
 		printf("Memory: %llu MiB; the undo file of boot 2 (about %llu MiB%s) is kept in a "
 		       "tmpfs of %llu MiB until the root is up\n",
@@ -83,8 +88,9 @@ static void say_plan(const struct bp_setup_opts *o, const struct bp_setup_check 
 	       "    and relays it out (progress on the console, time limit 10 min); the undo\n"
 	       "    file goes to /run, then to %s/relayout-root.e2undo. Anything\n"
 	       "    unexpected skips the relayout and the boot goes on.\n"
-	       "  boot 3 and on: bootpack-read streams the pack; 'bootpack status' shows\n"
-	       "    its age and hit rate.\n", BP_STATEDIR);
+	       "  boot 3 and on: bootpack-read streams the pack (%s); 'bootpack status'\n"
+	       "    shows its age and hit rate.\n", BP_STATEDIR,
+	       c->reader == BP_READER_AT_INITRAMFS ? "from the initramfs" : BP_SETUP_READER_UNIT);
 	if (c->mem_bytes)
 		printf("  the pack: what the boot reads, at most a quarter of the memory (%llu MiB)\n"
 		       "    and what the disk streams in the boot's time (its probed rate, else\n"
@@ -144,7 +150,8 @@ static int parse_event(const char *s, enum bp_event *ev)
 
 int cmd_setup(int argc, char **argv)
 {
-	enum { OPT_REGION = OPT_COMMON_BASE, OPT_BUFFER, OPT_EVENT, OPT_MEMORY, OPT_PROBE };
+	enum { OPT_REGION = OPT_COMMON_BASE, OPT_BUFFER, OPT_EVENT, OPT_MEMORY, OPT_PROBE,
+	       OPT_READER };
 	static const struct option longopts[] = {
 		{ "root", required_argument, NULL, 'r' },
 		{ "device", required_argument, NULL, 'd' },
@@ -155,6 +162,7 @@ int cmd_setup(int argc, char **argv)
 		{ "undo", no_argument, NULL, 'u' },
 		{ "event", required_argument, NULL, OPT_EVENT },
 		{ "probe", required_argument, NULL, OPT_PROBE },
+		{ "reader", required_argument, NULL, OPT_READER },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -162,6 +170,7 @@ int cmd_setup(int argc, char **argv)
 		.root = "/",
 		.region_bytes = BP_SETUP_REGION_DEFAULT,
 		.buffer_kb = BP_SETUP_BUFFER_KB_DEFAULT,
+		.reader = BP_READER_AT_INITRAMFS,
 		.say = say_line,
 	};
 	struct bp_setup_check c;
@@ -213,6 +222,17 @@ int cmd_setup(int argc, char **argv)
 			probe = optarg;
 			if (strcmp(probe, "auto") && strcmp(probe, "always") && strcmp(probe, "never")) {
 				bp_log_error("setup: --probe: '%s' is not auto, always or never",
+					     optarg);
+				return bp_errtryhelp("setup");
+			}
+			break;
+		case OPT_READER:
+			if (!strcmp(optarg, "initramfs")) {
+				o.reader = BP_READER_AT_INITRAMFS;
+			} else if (!strcmp(optarg, "service")) {
+				o.reader = BP_READER_AT_SERVICE;
+			} else {
+				bp_log_error("setup: --reader: '%s' is not initramfs or service",
 					     optarg);
 				return bp_errtryhelp("setup");
 			}

@@ -132,6 +132,7 @@ static int status_json(const char *root, const struct bp_loop_state *st)
 	bp_json_init(&j, stdout, 1);
 	bp_json_open_object(&j, NULL);
 	bp_json_string(&j, "phase", bp_phase_name(st->phase));
+	bp_json_string(&j, "reader", bp_reader_at_name(st->reader));
 	bp_json_string(&j, "root", st->device);
 	bp_json_string(&j, "reason", st->reason);
 	bp_json_string(&j, "kernel_args", st->cmdline);
@@ -302,6 +303,9 @@ int cmd_status(int argc, char **argv)
 	printf("Next boot:   %s\n", next_boot(st.phase));
 	if (st.cmdline[0])
 		printf("Kernel args: %s\n", st.cmdline);
+	printf("Reader:      %s\n", st.reader == BP_READER_AT_INITRAMFS ?
+	       "in the initramfs (its hook reads the pack before switch_root)" :
+	       BP_SETUP_READER_UNIT);
 	printf("Root:        %s\n", st.device);
 	printf("Reason:      %s\n", st.reason[0] ? st.reason : "-");
 	age(st.setup_time, when, sizeof(when));

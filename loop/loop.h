@@ -31,6 +31,18 @@ enum bp_phase {
 	BP_PHASE_OFF,		/* gave up (reason says why) */
 };
 
+/*
+ * Where bootpack-read runs on the read boots: bootpack-read.service (after
+ * systemd and the early units), or the initramfs hook (before switch_root).
+ * A state written before the choice existed had the service.
+ */
+enum bp_reader_at {
+	BP_READER_AT_SERVICE = 0,
+	BP_READER_AT_INITRAMFS,
+};
+
+const char *bp_reader_at_name(enum bp_reader_at r);
+
 struct bp_loop_state {
 	enum bp_phase phase;
 	char device[256];	/* the root filesystem: "UUID=…" */
@@ -43,6 +55,7 @@ struct bp_loop_state {
 	unsigned int low_hits;	/* consecutive samples under the hit-rate threshold */
 	unsigned int high_misses;	/* consecutive read boots over the misses threshold */
 	unsigned int grub;	/* a GRUB snippet was installed */
+	enum bp_reader_at reader;	/* where setup deployed the reader */
 };
 
 const char *bp_phase_name(enum bp_phase p);
@@ -64,6 +77,7 @@ struct bp_setup_opts {
 	uint64_t mem_bytes;		/* memory of the machine that boots, 0: this one's */
 	unsigned int buffer_kb;		/* trace buffer per CPU */
 	int dry_run;			/* check and say, write nothing */
+	enum bp_reader_at reader;	/* the deployment asked for (--reader) */
 	void (*say)(const char *line);	/* what is done / what to do */
 	/*
 	 * Measure the root's disk (bootpack probe): key=value lines into text,
@@ -94,6 +108,15 @@ struct bp_setup_check {
 	int evicts;			/* no free run holds the region: eviction expected */
 	int grub;			/* the tree uses GRUB (update-grub or /etc/default/grub) */
 	int initramfs_tools, dracut;
+	/*
+	 * The reader's deployment: the one asked for, unless the initramfs
+	 * tool's configuration says no (the user's choice is kept, the
+	 * service is used); reader_why says why. reader_conf: the opt-in
+	 * file setup writes for it ("" when it writes none).
+	 */
+	enum bp_reader_at reader;
+	char reader_why[8192];
+	char reader_conf[64];
 };
 
 /*

@@ -44,6 +44,9 @@ static const char *const dracut_dirs[] = {
 #define GRUB_SNIPPET "/etc/default/grub.d/bootpack.cfg"
 #define DPKG_HOOK "/etc/dpkg/dpkg.cfg.d/bootpack"
 #define DRACUT_CONF "/etc/dracut.conf.d/bootpack.conf"
+#define IT_CONFDIR "/etc/initramfs-tools"
+#define IT_CONF IT_CONFDIR "/conf.d/bootpack"
+#define OWN_MARK "# Written by 'bootpack setup'"
 #define TRACE_DROPIN_DIR "/etc/systemd/system/bootpack-trace-stop.service.d"
 #define TRACE_DROPIN TRACE_DROPIN_DIR "/bootpack-setup.conf"
 #define CMDLINE_FILE BP_STATEDIR "/cmdline"
@@ -403,6 +406,198 @@ static errcode_t find_unit(const char *root, const char *name, char *inpath, siz
 	return ENOENT;
 }
 
+/* Is root + rel absent, or a file this verb wrote (its first line is OWN_MARK)? */
+static int own_or_absent(const char *root, const char *rel)
+{
+	char path[PATH_MAX], head[sizeof(OWN_MARK)] = "";
+	FILE *fp;
+
+	bp_loop_path(root, rel, path, sizeof(path));
+	fp = fopen(path, "re");
+	if (!fp)
+		return errno == ENOENT;
+	if (!fgets(head, sizeof(head), fp))
+		head[0] = '\0';
+	fclose(fp);
+	return strcmp(head, OWN_MARK) == 0;
+}
+
+/*
+ * The value of the last BOOTPACK= line of path that has one, as the hook
+ * reads it (boot/initramfs-tools/hooks/bootpack: the last such line of a
+ * file; an empty value leaves what was before): 1 set into val, 0 not set.
+ */
+static int it_conf_value(const char *path, char *val, size_t len)
+{
+	char line[1024], last[64] = "", *p;
+	int found = 0;
+	FILE *fp;
+
+	fp = fopen(path, "re");
+	if (!fp)
+		return 0;
+	while (fgets(line, sizeof(line), fp)) {
+		p = line + strspn(line, " \t");
+		if (strncmp(p, "BOOTPACK=", 9))
+			continue;
+		p += 9;
+		if (*p == '"' || *p == '\'')
+			p++;
+		snprintf(last, sizeof(last), "%.*s", (int)strspn(p, "abcdefghijklmnopqrstuvwxyz"
+			 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"), p);
+		found = 1;
+	}
+	fclose(fp);
+	if (!found || !last[0])
+		return 0;
+	snprintf(val, len, "%s", last);
+	return 1;
+}
+
+static int conf_file(const struct dirent *d)
+{
+	return d->d_name[0] != '.';
+}
+
+static int says_yes(const char *v)
+{
+	return !strcmp(v, "y") || !strcmp(v, "Y") || !strcmp(v, "yes") || !strcmp(v, "1");
+}
+
+/*
+ * initramfs-tools: the reader is in the initramfs when the last BOOTPACK=
+ * of initramfs.conf and the files of conf.d (in name order) says y, as the hook reads
+ * them. Setup's own conf.d/bootpack (there or to be written) counts as the
+ * BOOTPACK=y it writes; a conf.d/bootpack of the user's is kept as it is.
+ */
+static void choose_it(const struct bp_setup_opts *o, struct bp_setup_check *c)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 256], val[64] = "n", from[PATH_MAX + 256] = "";
+	char mine[PATH_MAX];
+	int own = own_or_absent(o->root, IT_CONF), mine_done = !own, i, n;
+	struct dirent **names = NULL;
+
+	bp_loop_path(o->root, IT_CONF, mine, sizeof(mine));
+	bp_loop_path(o->root, IT_CONFDIR "/initramfs.conf", path, sizeof(path));
+	if (it_conf_value(path, val, sizeof(val)))
+		snprintf(from, sizeof(from), "%s", path);
+	bp_loop_path(o->root, IT_CONFDIR "/conf.d", dir, sizeof(dir));
+	n = scandir(dir, &names, conf_file, alphasort);
+	for (i = 0; i < n; i++) {
+		if (!mine_done && strcmp(names[i]->d_name, "bootpack") >= 0) {
+			snprintf(val, sizeof(val), "y");
+			snprintf(from, sizeof(from), "%s", mine);
+			mine_done = 1;
+		}
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
+		if (!(own && !strcmp(names[i]->d_name, "bootpack")) &&
+		    it_conf_value(path, val, sizeof(val)))
+			snprintf(from, sizeof(from), "%s", path);
+		free(names[i]);
+	}
+	free(names);
+	if (!mine_done) {
+		snprintf(val, sizeof(val), "y");
+		snprintf(from, sizeof(from), "%s", mine);
+	}
+	if (says_yes(val)) {
+		c->reader = BP_READER_AT_INITRAMFS;
+		if (own)
+			snprintf(c->reader_conf, sizeof(c->reader_conf), "%s", IT_CONF);
+		snprintf(c->reader_why, sizeof(c->reader_why), "BOOTPACK=%s in %s%s", val, from,
+			 own && !strcmp(from, mine) ? " (written by bootpack setup)" : "");
+		return;
+	}
+	c->reader = BP_READER_AT_SERVICE;
+	if (from[0])
+		snprintf(c->reader_why, sizeof(c->reader_why), "%s says BOOTPACK=%s: kept, the "
+			 "reader runs as " BP_SETUP_READER_UNIT, from, val);
+	else
+		snprintf(c->reader_why, sizeof(c->reader_why), "%s is not bootpack setup's and "
+			 "says no BOOTPACK=y: kept, the reader runs as " BP_SETUP_READER_UNIT, mine);
+}
+
+/* Does a line of path ask for (add, or omit: key) the dracut module bootpack? */
+static int dracut_says(const char *path, const char *key)
+{
+	char line[1024];
+	int hit = 0;
+	FILE *fp;
+
+	fp = fopen(path, "re");
+	if (!fp)
+		return 0;
+	while (!hit && fgets(line, sizeof(line), fp)) {
+		char *p = line + strspn(line, " \t"), *w;
+
+		if (strncmp(p, key, strlen(key)))
+			continue;
+		for (w = strstr(p, "bootpack"); w && !hit; w = strstr(w + 1, "bootpack"))
+			hit = strchr(" \t\"'=", w[-1]) && strchr(" \t\"'\n", w[8]);
+	}
+	fclose(fp);
+	return hit;
+}
+
+/*
+ * dracut: the module is asked for by setup's own bootpack.conf (there or to
+ * be written), or by a bootpack.conf of the user's that adds it; an
+ * omit_dracutmodules of it in dracut.conf or dracut.conf.d wins.
+ */
+static void choose_dracut(const struct bp_setup_opts *o, struct bp_setup_check *c)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 256], mine[PATH_MAX];
+	int own = own_or_absent(o->root, DRACUT_CONF), i, n;
+	struct dirent **names = NULL;
+
+	bp_loop_path(o->root, DRACUT_CONF, mine, sizeof(mine));
+	bp_loop_path(o->root, "/etc/dracut.conf", path, sizeof(path));
+	if (dracut_says(path, "omit_dracutmodules"))
+		goto omitted;
+	bp_loop_path(o->root, "/etc/dracut.conf.d", dir, sizeof(dir));
+	n = scandir(dir, &names, conf_file, alphasort);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
+		free(names[i]);
+		if (strcmp(path, mine) && dracut_says(path, "omit_dracutmodules")) {
+			for (i++; i < n; i++)
+				free(names[i]);
+			free(names);
+			goto omitted;
+		}
+	}
+	free(names);
+	if (!own && !dracut_says(mine, "add_dracutmodules")) {
+		c->reader = BP_READER_AT_SERVICE;
+		snprintf(c->reader_why, sizeof(c->reader_why), "%s is not bootpack setup's and "
+			 "does not add the module: kept, the reader runs as " BP_SETUP_READER_UNIT,
+			 mine);
+		return;
+	}
+	c->reader = BP_READER_AT_INITRAMFS;
+	if (own)
+		snprintf(c->reader_conf, sizeof(c->reader_conf), "%s", DRACUT_CONF);
+	snprintf(c->reader_why, sizeof(c->reader_why), "add_dracutmodules+=\" bootpack \" in %s%s",
+		 mine, own ? " (written by bootpack setup)" : "");
+	return;
+omitted:
+	c->reader = BP_READER_AT_SERVICE;
+	snprintf(c->reader_why, sizeof(c->reader_why), "%s omits the module bootpack: kept, the "
+		 "reader runs as " BP_SETUP_READER_UNIT, path);
+}
+
+static void choose_reader(const struct bp_setup_opts *o, struct bp_setup_check *c)
+{
+	c->reader = BP_READER_AT_SERVICE;
+	c->reader_conf[0] = '\0';
+	if (o->reader == BP_READER_AT_SERVICE)
+		snprintf(c->reader_why, sizeof(c->reader_why), "asked for (--reader service)");
+	else if (c->initramfs_tools)
+		choose_it(o, c);
+	else
+		choose_dracut(o, c);
+}
+
 errcode_t bp_setup_check(const struct bp_setup_opts *o, struct bp_setup_check *c,
 			 struct bp_err *err)
 {
@@ -440,6 +635,7 @@ errcode_t bp_setup_check(const struct bp_setup_opts *o, struct bp_setup_check *c
 				  "bootpack (configure --with-initramfstoolsdir, "
 				  "--with-dracutmoduledir)", o->root, initramfs_tools_dirs[0],
 				  dracut_dirs[0]);
+	choose_reader(o, c);
 	c->grub = exists(o->root, "/usr/sbin/update-grub") || exists(o->root, "/etc/default/grub");
 	/* the machine that boots: this one, or the one --memory describes */
 	c->mem_bytes = o->mem_bytes;
@@ -660,18 +856,12 @@ static void remove_file(const struct bp_setup_opts *o, const char *rel)
 /* Only a file this verb wrote (an older version wrote DRACUT_CONF, a name users pick too). */
 static void remove_own_file(const struct bp_setup_opts *o, const char *rel)
 {
-	static const char mark[] = "# Written by 'bootpack setup'";
-	char path[PATH_MAX], head[sizeof(mark)] = "";
-	FILE *fp;
+	char path[PATH_MAX];
 
 	bp_loop_path(o->root, rel, path, sizeof(path));
-	fp = fopen(path, "re");
-	if (!fp)
+	if (access(path, F_OK) != 0)
 		return;
-	if (!fgets(head, sizeof(head), fp))
-		head[0] = '\0';
-	fclose(fp);
-	if (strcmp(head, mark) == 0)
+	if (own_or_absent(o->root, rel))
 		remove_file(o, rel);
 	else
 		say(o, "left %s: not written by bootpack setup", path);
@@ -765,6 +955,26 @@ static errcode_t enable_unit(const struct bp_setup_opts *o, struct tx *tx, unsig
 	return 0;
 }
 
+/* The reader runs in the initramfs: its unit is not enabled too (it would read twice). */
+static errcode_t disable_unit(const struct bp_setup_opts *o, struct tx *tx, unsigned int i,
+			      struct bp_err *err)
+{
+	char rel[PATH_MAX], link[PATH_MAX];
+	struct stat st;
+	errcode_t ret;
+
+	snprintf(rel, sizeof(rel), "/etc/systemd/system/%s/%s", units[i].wants, units[i].name);
+	bp_loop_path(o->root, rel, link, sizeof(link));
+	if (lstat(link, &st) < 0)
+		return 0;
+	if ((ret = tx_path(tx, link, err)))
+		return ret;
+	if (unlink(link) < 0)
+		return bp_err_set(err, errno, "%s: cannot remove: %s", link, strerror(errno));
+	say(o, "disabled %s (%s): the initramfs reads the pack", units[i].name, link);
+	return 0;
+}
+
 static void update_initramfs(const struct bp_setup_opts *o, const struct bp_setup_check *c)
 {
 	const char *const it[] = { "update-initramfs", "-u", NULL };
@@ -816,9 +1026,26 @@ static errcode_t install(const struct bp_setup_opts *o, struct tx *tx,
 
 	if ((ret = mkdirs_tx(o->root, tx, BP_STATEDIR, err)))
 		return ret;
-	for (i = 0; i < ARRAY_SIZE(units); i++)
-		if ((ret = enable_unit(o, tx, i, err)))
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		ret = strcmp(units[i].name, BP_SETUP_READER_UNIT) ||
+		      c->reader == BP_READER_AT_SERVICE ? enable_unit(o, tx, i, err) :
+		      disable_unit(o, tx, i, err);
+		if (ret)
 			return ret;
+	}
+	if (c->reader_conf[0]) {
+		ret = write_file_tx(o, tx, c->reader_conf, !strcmp(c->reader_conf, IT_CONF) ?
+				    OWN_MARK ": bootpack-read runs in the initramfs (init-bottom),\n"
+				    "# not as bootpack-read.service; see bootpack-setup(8).\n"
+				    "# 'bootpack setup --undo' removes it.\n"
+				    "BOOTPACK=y\n" :
+				    OWN_MARK ": bootpack-read runs in the initramfs (pre-pivot),\n"
+				    "# not as bootpack-read.service; see bootpack-setup(8).\n"
+				    "# 'bootpack setup --undo' removes it.\n"
+				    "add_dracutmodules+=\" bootpack \"\n", err);
+		if (ret)
+			return ret;
+	}
 	ret = write_file_tx(o, tx, TRACE_DROPIN,
 			    "# Written by 'bootpack setup': once boot 1's trace is saved, schedule the\n"
 			    "# relayout of boot 2. 'bootpack setup --undo' removes it.\n"
@@ -841,6 +1068,7 @@ static errcode_t install(const struct bp_setup_opts *o, struct tx *tx,
 	snprintf(st.reason, sizeof(st.reason), "setup");
 	st.setup_time = st.phase_time = time(NULL);
 	st.grub = (unsigned int)c->grub;
+	st.reader = c->reader;
 	bp_setup_trace_args(o->buffer_kb, args, sizeof(args));
 	if ((ret = next_boot_files(o, tx, &st, args, err)))
 		return ret;
@@ -898,6 +1126,7 @@ errcode_t bp_setup_undo(const struct bp_setup_opts *o, struct bp_err *err)
 	rmdir(p);
 	remove_file(o, DPKG_HOOK);
 	remove_own_file(o, DRACUT_CONF);
+	remove_own_file(o, IT_CONF);
 	remove_file(o, GRUB_SNIPPET);
 	remove_file(o, CMDLINE_FILE);
 	remove_file(o, PROBE_FILE);

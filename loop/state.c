@@ -22,6 +22,11 @@ static const char *const phase_names[] = {
 	[BP_PHASE_OFF] = "off",
 };
 
+const char *bp_reader_at_name(enum bp_reader_at r)
+{
+	return r == BP_READER_AT_INITRAMFS ? "initramfs" : "service";
+}
+
 const char *bp_phase_name(enum bp_phase p)
 {
 	if ((unsigned int)p >= ARRAY_SIZE(phase_names))
@@ -108,6 +113,9 @@ errcode_t bp_loop_load(const char *root, struct bp_loop_state *st, struct bp_err
 			st->high_misses = (unsigned int)strtoul(v, NULL, 10);
 		else if (!strcmp(line, "grub"))
 			st->grub = (unsigned int)strtoul(v, NULL, 10);
+		else if (!strcmp(line, "reader"))
+			st->reader = !strcmp(v, "initramfs") ? BP_READER_AT_INITRAMFS :
+				     BP_READER_AT_SERVICE;
 	}
 	fclose(fp);
 	return 0;
@@ -120,10 +128,11 @@ static void state_fill(FILE *fp, const void *priv)
 	fprintf(fp, "# bootpack loop state; see bootpack-setup(8). Written by bootpack, not by hand.\n"
 		"phase=%s\ndevice=%s\ncmdline=%s\nreason=%s\nsetup_time=%" PRId64
 		"\nphase_time=%" PRId64 "\nrelayout_time=%" PRId64
-		"\nattempts=%u\nlow_hits=%u\nhigh_misses=%u\ngrub=%u\n",
+		"\nattempts=%u\nlow_hits=%u\nhigh_misses=%u\ngrub=%u\nreader=%s\n",
 		bp_phase_name(st->phase), st->device, st->cmdline, st->reason,
 		(int64_t)st->setup_time, (int64_t)st->phase_time, (int64_t)st->relayout_time,
-		st->attempts, st->low_hits, st->high_misses, st->grub);
+		st->attempts, st->low_hits, st->high_misses, st->grub,
+		bp_reader_at_name(st->reader));
 }
 
 errcode_t bp_loop_save(const char *root, const struct bp_loop_state *st, struct bp_err *err)
