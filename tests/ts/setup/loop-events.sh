@@ -104,6 +104,27 @@ bp_grep '^reason=stale: hit rate [0-9]+% under 50% on 2 boots$' "$state"
 # reader units skip themselves while control-boot exists); the relayout boot
 # is not timed; read boots no faster than control boots turn the loop off
 ctl=$ROOT/var/lib/bootpack/control-boot
+# the initramfs reader (setup's default deployment) obeys the same files: its
+# init-bottom script, as initramfs-tools runs it (rootmnt), with a stand-in
+# for /sbin/bootpack-read that logs its call and runs the real reader
+cat >"$BP_TMPDIR/reader" <<SH
+#!/bin/sh
+echo "\$*" >>"$BP_TMPDIR/reader.calls"
+"$top_builddir/bootpack-read" "\$@"
+rc=\$?
+echo "rc=\$rc" >>"$BP_TMPDIR/reader.calls"
+exit \$rc
+SH
+chmod 755 "$BP_TMPDIR/reader"
+sed -e "s|@bpstatedir@|/var/lib/bootpack|g" -e "s|/sbin/bootpack-read|$BP_TMPDIR/reader|g" \
+	"$top_srcdir/boot/initramfs-tools/scripts/init-bottom/bootpack.in" >"$BP_TMPDIR/init-bottom"
+# init_bottom: 0 if the script ran the reader; its last exit status in $reader_rc
+init_bottom() {
+	rm -f "$BP_TMPDIR/reader.calls"
+	rootmnt=$ROOT sh "$BP_TMPDIR/init-bottom" || bp_fail "init-bottom failed the boot"
+	[ -f "$BP_TMPDIR/reader.calls" ] || return 1
+	reader_rc=$(sed -n 's/^rc=//p' "$BP_TMPDIR/reader.calls")
+}
 echo "done in 2 s" >"$run/relayout.status"
 sed -i 's/^phase=.*/phase=relayout/' "$state"
 bp_expect_exit 0 "$BOOTPACK" setup --root "$ROOT" --event boot
@@ -117,6 +138,11 @@ bp_expect_exit 0 "$BOOTPACK" status --root "$ROOT" --sample --boot-us 50000000
 [ ! -e "$ctl" ] || bp_fail "a control boot after 2 read boots"
 bp_expect_exit 0 "$BOOTPACK" status --root "$ROOT" --sample --boot-us 50100000
 [ -e "$ctl" ] || bp_fail "no control boot after 3 read boots"
+! init_bottom || bp_fail "the initramfs reader ran on a control boot"
+rm "$ctl"
+init_bottom || bp_fail "the initramfs reader did not run on a read boot"
+[ "$reader_rc" = 0 ] || bp_fail "the initramfs reader of a read boot exited $reader_rc"
+touch "$ctl"
 bp_expect_exit 0 "$BOOTPACK" status --root "$ROOT"
 bp_grep '^Readahead: +not decided yet: read boots 50050 ms \(median of 2\), boots without it 0 ms \(median of 0\); the next boot is a control boot$' "$BP_TMPDIR/out"
 grep -q 'ConditionPathExists=!/var/lib/bootpack/control-boot' "$top_builddir/boot/bootpack-read.service" ||
@@ -135,6 +161,9 @@ bp_grep '^turned off: readahead does not pay on this disk: boots read from the p
 [ "$(phase)" = off ] || bp_fail "phase $(phase) after readahead did not pay"
 [ ! -e "$ROOT/var/lib/bootpack/pack" ] && [ -f "$ROOT/var/lib/bootpack/pack.off" ] ||
 	bp_fail "the pack is still there for the reader"
+# the loop is off: the initramfs reader finds no pack (exit 3) and reads nothing
+init_bottom || bp_fail "init-bottom did not run the reader"
+[ "$reader_rc" = 3 ] || bp_fail "loop off: the initramfs reader exited $reader_rc, not 3 (no pack)"
 bp_expect_exit 0 "$BOOTPACK" status --root "$ROOT"
 bp_grep '^Readahead: +off, it does not pay on this disk' "$BP_TMPDIR/out"
 bp_grep '^Reason: +readahead does not pay on this disk' "$BP_TMPDIR/out"
