@@ -975,6 +975,24 @@ static errcode_t disable_unit(const struct bp_setup_opts *o, struct tx *tx, unsi
 	return 0;
 }
 
+/* The reader runs as the unit: an opt-in an earlier setup wrote goes (it would read twice). */
+static errcode_t remove_own_tx(const struct bp_setup_opts *o, struct tx *tx, const char *rel,
+			       struct bp_err *err)
+{
+	char path[PATH_MAX];
+	errcode_t ret;
+
+	bp_loop_path(o->root, rel, path, sizeof(path));
+	if (access(path, F_OK) != 0 || !own_or_absent(o->root, rel))
+		return 0;
+	if ((ret = tx_path(tx, path, err)))
+		return ret;
+	if (unlink(path) < 0)
+		return bp_err_set(err, errno, "%s: cannot remove: %s", path, strerror(errno));
+	say(o, "removed %s: %s reads the pack", path, BP_SETUP_READER_UNIT);
+	return 0;
+}
+
 static void update_initramfs(const struct bp_setup_opts *o, const struct bp_setup_check *c)
 {
 	const char *const it[] = { "update-initramfs", "-u", NULL };
@@ -1033,6 +1051,10 @@ static errcode_t install(const struct bp_setup_opts *o, struct tx *tx,
 		if (ret)
 			return ret;
 	}
+	if (c->reader == BP_READER_AT_SERVICE &&
+	    ((ret = remove_own_tx(o, tx, IT_CONF, err)) ||
+	     (ret = remove_own_tx(o, tx, DRACUT_CONF, err))))
+		return ret;
 	if (c->reader_conf[0]) {
 		ret = write_file_tx(o, tx, c->reader_conf, !strcmp(c->reader_conf, IT_CONF) ?
 				    OWN_MARK ": bootpack-read runs in the initramfs (init-bottom),\n"

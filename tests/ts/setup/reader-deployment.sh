@@ -71,7 +71,12 @@ bp_grep '^reader=service$' "$state"
 bp_expect_exit 0 "$BOOTPACK" setup --root "$ROOT"
 [ ! -e "$link" ] && [ ! -L "$link" ] || bp_fail "a second setup left the service enabled"
 hook_adds_reader || bp_fail "a second setup: the hook leaves the reader out"
-undo_restores "--reader service, then the default"
+# ... and again with --reader service: setup's opt-in is taken back
+bp_expect_exit 0 "$BOOTPACK" setup --root "$ROOT" --reader service
+[ -L "$link" ] || bp_fail "a third setup, --reader service: the service is not enabled"
+[ ! -e "$conf" ] || bp_fail "a third setup, --reader service: setup's $conf stays"
+! hook_adds_reader || bp_fail "a third setup, --reader service: the hook adds the reader too"
+undo_restores "--reader service, the default, --reader service"
 
 # 3. the user's BOOTPACK=n in conf.d/bootpack: kept, the service is used
 printf 'BOOTPACK=n\n' >"$conf"
