@@ -45,6 +45,8 @@ undo_restores() {
 
 # 1. the default: the initramfs reader, the service not enabled
 listing "$ROOT" "$T/before"
+bp_expect_exit 0 "$BOOTPACK" setup --dry-run --root "$ROOT"
+bp_grep '^Reader: in the initramfs, before switch_root \(BOOTPACK=y in .*conf.d/bootpack \(written by bootpack setup\)\)$' "$T/out"
 bp_expect_exit 0 "$BOOTPACK" setup --root "$ROOT"
 [ -f "$conf" ] || bp_fail "setup wrote no $conf"
 head -n 1 "$conf" | grep -q "^# Written by 'bootpack setup'" || bp_fail "$conf does not say who wrote it"
