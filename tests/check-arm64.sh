@@ -10,13 +10,17 @@
 # qemu-user, pkg-config. The arm64 libraries are not installed: their debs
 # (apt-get download, arm64 added to dpkg's architectures if missing) are
 # unpacked into a sysroot under $BP_ARM64_CACHE (default
-# ~/.cache/bootpack-arm64), which is also the root qemu-aarch64 loads
+# $BP_CACHE_ROOT/arm64: /var/cache/bootpack/arm64 as root), which is also the root qemu-aarch64 loads
 # libraries from: ld.so and libc.so.6 of one build (the cross toolchain's
 # ld.so with another libc.so.6 hangs in fork()).
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 b=$top/build-arm64
-cache=${BP_ARM64_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bootpack-arm64}
+# the caches' place of every harness (bench/boot/env.sh): /var/cache/bootpack
+# as root, else $XDG_CACHE_HOME/bootpack
+# shellcheck source=bench/boot/env.sh
+. "$top/bench/boot/env.sh"
+cache=${BP_ARM64_CACHE:-$BP_CACHE_ROOT/arm64}
 sr=$cache/sysroot
 multi=aarch64-linux-gnu
 debs="libc6 libgcc-s1 zlib1g zlib1g-dev libblkid1 libblkid-dev libcom-err2 comerr-dev libext2fs2

@@ -34,7 +34,11 @@
 # Results in $G/results-16k/ or results-4k/ (summary.txt).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-cache=${BP_ARM64_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bootpack-arm64}
+# the caches' place of every harness (bench/boot/env.sh): /var/cache/bootpack
+# as root, else $XDG_CACHE_HOME/bootpack
+# shellcheck source=bench/boot/env.sh
+. "$top/bench/boot/env.sh"
+cache=${BP_ARM64_CACHE:-$BP_CACHE_ROOT/arm64}
 G=${BP_ARM64_GUEST:-$cache/guest}
 b=$top/build-arm64/src
 multi=aarch64-linux-gnu
