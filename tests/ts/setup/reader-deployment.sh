@@ -141,7 +141,9 @@ listing "$ROOT" "$T/before"
 bp_expect_exit 0 "$BOOTPACK" setup --root "$ROOT"
 [ ! -e "$conf" ] || bp_fail "dracut only: setup wrote $conf"
 grep -qx 'add_dracutmodules+=" bootpack "' "$dconf" || bp_fail "dracut: $(cat "$dconf" 2>&1)"
-# dracut's own reading of it: the module is in the list it adds
+# dracut's own reading of it: the module is in the list it adds (the file
+# setup wrote in the fake root, sourced as dracut sources its conf.d)
+# shellcheck source=/dev/null
 ( add_dracutmodules=''; . "$dconf"; case " $add_dracutmodules " in *" bootpack "*) ;; *) exit 1 ;; esac ) ||
 	bp_fail "$dconf does not add the module bootpack"
 [ ! -L "$link" ] || bp_fail "dracut: the service is enabled beside the initramfs reader"
