@@ -189,15 +189,7 @@ int cmd_bench(int argc, char **argv)
 			trace_path = optarg;
 			break;
 		case 'm':
-			if (strcmp(optarg, "all") == 0) {
-				for (i = 0; bp_disk_models[i] && nmodels < MAX_MODELS; i++)
-					models[nmodels++] = bp_disk_models[i];
-				break;
-			}
-			if (nmodels == MAX_MODELS)
-				break;
-			models[nmodels] = bp_disk_model_find(optarg);
-			if (!models[nmodels]) {
+			if (bp_disk_models_add(optarg, models, &nmodels, MAX_MODELS)) {
 				bp_log_error("bench: unknown disk model '%s'; the models are:",
 					     optarg);
 				for (i = 0; bp_disk_models[i]; i++)
@@ -205,7 +197,6 @@ int cmd_bench(int argc, char **argv)
 						bp_disk_models[i]->description);
 				return bp_errtryhelp("bench");
 			}
-			nmodels++;
 			break;
 		case 'J':
 			json = 1;

@@ -2,6 +2,7 @@
 /*
  * diskmodel.c --- service-time models of boot disks, 2008 and today
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,6 +163,24 @@ const struct bp_disk_model *bp_disk_model_find(const char *name)
 		if (strcmp(bp_disk_models[i]->name, name) == 0)
 			return bp_disk_models[i];
 	return NULL;
+}
+
+int bp_disk_models_add(const char *name, const struct bp_disk_model **list, size_t *n, size_t max)
+{
+	const struct bp_disk_model *m;
+	size_t i;
+
+	if (strcmp(name, "all") == 0) {
+		for (i = 0; bp_disk_models[i] && *n < max; i++)
+			list[(*n)++] = bp_disk_models[i];
+		return 0;
+	}
+	m = bp_disk_model_find(name);
+	if (!m)
+		return -ENOENT;
+	if (*n < max)
+		list[(*n)++] = m;
+	return 0;
 }
 
 double bp_model_rate(const struct bp_disk_model *m, uint64_t off)

@@ -119,6 +119,12 @@ extern const struct bp_disk_model *const bp_disk_models[];
 /* The ones `bootpack bench` charges without --model: the 2008 three. */
 extern const struct bp_disk_model *const bp_disk_models_default[];
 const struct bp_disk_model *bp_disk_model_find(const char *name);
+/*
+ * A --model argument: the model NAME, or "all" (every model), appended to
+ * list[*n] while *n < max (the rest is dropped). -ENOENT: no model of that
+ * name (nothing added).
+ */
+int bp_disk_models_add(const char *name, const struct bp_disk_model **list, size_t *n, size_t max);
 /* "eee-flash, hdd-5k160, ...": every model's name into buf (truncated to size). */
 void bp_disk_model_names(char *buf, size_t size);
 

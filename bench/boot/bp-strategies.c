@@ -338,7 +338,7 @@ int main(int argc, char **argv)
 	void *pack_buf = NULL;
 	ext2_filsys fs = NULL;
 	const char *image;
-	size_t nmodels = 0, i;
+	size_t nmodels = 0;
 	int c, json = 0, ret, k;
 
 	bp_log_init("bp-strategies");
@@ -348,19 +348,10 @@ int main(int argc, char **argv)
 			trace_path = optarg;
 			break;
 		case 'm':
-			if (strcmp(optarg, "all") == 0) {
-				for (i = 0; bp_disk_models[i] && nmodels < MAX_MODELS; i++)
-					models[nmodels++] = bp_disk_models[i];
-				break;
-			}
-			if (nmodels == MAX_MODELS)
-				break;
-			models[nmodels] = bp_disk_model_find(optarg);
-			if (!models[nmodels]) {
+			if (bp_disk_models_add(optarg, models, &nmodels, MAX_MODELS)) {
 				bp_log_error("unknown disk model '%s'", optarg);
 				return bad_usage();
 			}
-			nmodels++;
 			break;
 		case 'J':
 			json = 1;

@@ -2,6 +2,7 @@
 /*
  * test-diskmodel.c --- properties of the disk models bench relies on
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -36,6 +37,21 @@ int main(void)
 	struct bp_io *ios, gap[2];
 
 	CHECK(eee && hdd && bp_disk_model_find("sata-ssd") && !bp_disk_model_find("nope"));
+
+	/* --model arguments: one name, "all", an unknown name, the list's bound. */
+	{
+		const struct bp_disk_model *list[3];
+		size_t n = 0, all;
+
+		for (all = 0; bp_disk_models[all]; all++)
+			;
+		CHECK(bp_disk_models_add("hdd-5k160", list, &n, 3) == 0 && n == 1 && list[0] == hdd);
+		CHECK(bp_disk_models_add("nope", list, &n, 3) == -ENOENT && n == 1);
+		CHECK(bp_disk_models_add("all", list, &n, 3) == 0 && n == 3 && all > 3 &&
+		      list[1] == bp_disk_models[0] && list[2] == bp_disk_models[1]);
+		CHECK(bp_disk_models_add("eee-flash", list, &n, 3) == 0 && n == 3);
+		CHECK(bp_disk_models_add("nope", list, &n, 3) == -ENOENT);
+	}
 
 	/* The article: 75 MB at 25 MB/s is 3 s of I/O. */
 	bp_model_run(eee, &one, 1, &r);
