@@ -94,6 +94,8 @@ need_root() {
 		die "the bench's host tools are missing: '$SRC/setup.sh deps-bench' installs them" \
 			"(root, Debian 12)"
 	BENCH_TOOLS_OK=1
+	# a new cache: every verb logs into $BB/logs
+	mkdir -p "$BB/logs"
 }
 
 # The disk models the delay filter knows: those 'bootpack bench --help' lists.
