@@ -5,7 +5,8 @@
  * The driver (bench/boot's QEMU harness packaged as image-boot) boots the
  * image's own kernel and initramfs, traced from power-on, and leaves the
  * guest's tracefs text in TEXTFILE and "dev=MAJ:MIN" (the guest's root
- * device) and "done_s=SECONDS" in TEXTFILE.env. Exit status 3: the image
+ * device), "done_s=SECONDS" and "mem_mb=MIB" (the guest's memory) in
+ * TEXTFILE.env. Exit status 3: the image
  * did not boot. The text is parsed and resolved against the image's root at
  * its offset, like bootpack trace --import.
  */
@@ -22,6 +23,7 @@
 #include "trace-engine.h"
 
 #define DRIVER_EXIT_NOBOOT 3
+#define GUEST_MEM_MAX_MB (1ULL << 24)	/* 16 TiB: more is not a guest's memory */
 
 const char *bp_image_boot_default_driver(void)
 {
@@ -70,11 +72,12 @@ static errcode_t run_driver(const char *driver, const struct bp_image_boot_opts 
 			  WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 }
 
-/* dev=MAJ:MIN from TEXTFILE.env into *kdev. */
-static errcode_t read_env(const char *envpath, uint32_t *kdev, struct bp_err *err)
+/* dev=MAJ:MIN from TEXTFILE.env into *kdev; mem_mb=MIB into *mem (bytes), if there. */
+static errcode_t read_env(const char *envpath, uint32_t *kdev, uint64_t *mem, struct bp_err *err)
 {
 	char line[256];
 	unsigned int ma, mi;
+	unsigned long long mb;
 	int have = 0;
 	FILE *fp = fopen(envpath, "re");
 
@@ -86,6 +89,8 @@ static errcode_t read_env(const char *envpath, uint32_t *kdev, struct bp_err *er
 		if (sscanf(line, "dev=%u:%u", &ma, &mi) == 2 && ma <= 0xfff && mi <= 0xfffff) {
 			*kdev = BP_KDEV(ma, mi);
 			have = 1;
+		} else if (sscanf(line, "mem_mb=%llu", &mb) == 1 && mb && mb <= GUEST_MEM_MAX_MB) {
+			*mem = (uint64_t)mb << 20;
 		}
 	fclose(fp);
 	if (!have)
@@ -95,7 +100,7 @@ static errcode_t read_env(const char *envpath, uint32_t *kdev, struct bp_err *er
 }
 
 errcode_t bp_image_boot_trace(const struct bp_image_boot_opts *o, int64_t created,
-			      struct bp_trace **ret, struct bp_err *err)
+			      struct bp_trace **ret, uint64_t *guest_mem, struct bp_err *err)
 {
 	const char *driver = o->driver;
 	struct bp_fsloc loc = { o->image, o->offset };
@@ -108,6 +113,7 @@ errcode_t bp_image_boot_trace(const struct bp_image_boot_opts *o, int64_t create
 	FILE *fp;
 
 	*ret = NULL;
+	*guest_mem = 0;
 	if (!driver)
 		driver = getenv("BOOTPACK_IMAGE_BOOT");
 	if (!driver || !*driver)
@@ -117,7 +123,7 @@ errcode_t bp_image_boot_trace(const struct bp_image_boot_opts *o, int64_t create
 	rc = run_driver(driver, o, text, err);
 	if (rc)
 		return rc;
-	rc = read_env(env, &kdev, err);
+	rc = read_env(env, &kdev, guest_mem, err);
 	if (rc)
 		return rc;
 	fp = fopen(text, "re");

@@ -12,6 +12,7 @@
 
 #include "bp_et.h"
 #include "cli.h"
+#include "diskmodel.h"
 #include "exitcodes.h"
 #include "image.h"
 #include "jsonwrt.h"
@@ -20,6 +21,7 @@
 #include "strutils.h"
 
 #define MAX_TRACES 64
+#define MAX_RATE_MBS 1e7	/* 10 TB/s: more is not a disk */
 
 static volatile int canceled;
 
@@ -48,11 +50,103 @@ static void usage(void)
 	       "     --undo <file>       the relayout's undo file (default <image>.bootpack-undo;\n"
 	       "                         the pack's and unit's writes go to <file>.install)\n"
 	       "     --no-undo           write no undo files\n"
+	       " -B, --budget <size>|auto\n"
+	       "                         the pack's budget (default auto: the smallest of the\n"
+	       "                         traced bytes, a quarter of the target's memory and\n"
+	       "                         the target's disk rate x the boot's time)\n"
+	       "     --target-mem <size> the memory of the machines the image is for (default:\n"
+	       "                         the QEMU guest's, else %lluM)\n"
+	       "     --target-rate <MB/s>\n"
+	       "                         their disk's sequential read rate (default %llu)\n"
+	       " -m, --model <name>      their disk is this disk model of bootpack bench:\n"
+	       "                         its sequential rate\n"
 	       " -J, --json              one JSON object on stdout\n"
 	       BP_USAGE_COMMON("")
 	       "\n"
 	       "For more details see bootpack-image(8).\n",
-	       BP_IMAGE_TIMEOUT_DEFAULT);
+	       BP_IMAGE_TIMEOUT_DEFAULT, BP_IMAGE_TARGET_MEM_DEFAULT >> 20,
+	       BP_BUDGET_DEFAULT_RATE / 1000000);
+}
+
+/* The pack's budget: applied, its term and, automatic, the target's inputs. */
+static void json_budget(struct bp_json *j, const struct bp_image_opts *o,
+			const struct bp_image_report *r)
+{
+	const struct bp_image_install *in = &r->inst;
+	const struct bp_budget_out *a = &in->budget_auto;
+
+	bp_json_open_object(j, "budget");
+	bp_json_u64(j, "bytes", in->budget);
+	bp_json_string(j, "bound", bp_budget_bound_name(o->budget.given ? BP_BUDGET_GIVEN :
+							a->bound));
+	bp_json_u64(j, "packed_bytes", in->packed_bytes);
+	bp_json_u64(j, "cut_bytes", in->cut_bytes);
+	if (o->budget.given) {
+		bp_json_close_object(j);
+		return;
+	}
+	bp_json_u64(j, "traced_bytes", in->budget_in.traced_bytes);
+	bp_json_u64(j, "target_mem", in->budget_in.mem_total);
+	bp_json_string(j, "target_mem_from", bp_image_input_name(r->mem_from));
+	bp_json_u64(j, "memory_cap", a->mem_cap);
+	bp_json_u64(j, "target_rate", a->rate_bps);
+	bp_json_string(j, "target_rate_from", bp_image_input_name(r->rate_from));
+	if (o->budget.model)
+		bp_json_string(j, "model", o->budget.model);
+	else
+		bp_json_null(j, "model");
+	bp_json_u64(j, "boot_ns", in->budget_in.boot_ns);
+	if (a->disk_cap == UINT64_MAX)
+		bp_json_null(j, "disk_cap");
+	else
+		bp_json_u64(j, "disk_cap", a->disk_cap);
+	bp_json_close_object(j);
+}
+
+/* The text of where an input came from. */
+static const char *from_text(enum bp_image_input in, const char *model)
+{
+	switch (in) {
+	case BP_IMAGE_IN_OPTION:
+		return "given";
+	case BP_IMAGE_IN_GUEST:
+		return "the traced guest's";
+	case BP_IMAGE_IN_MODEL:
+		return model;
+	default:
+		return "the default";
+	}
+}
+
+static void print_budget(const struct bp_image_opts *o, const struct bp_image_report *r)
+{
+	const struct bp_image_install *in = &r->inst;
+	const struct bp_budget_out *a = &in->budget_auto;
+	char b1[32], b2[32], b3[32], b4[32];
+
+	if (o->budget.given) {
+		printf("budget: %s, given; %s packed, %s cut\n",
+		       in->budget ? bp_size_human(in->budget, b1, sizeof(b1)) : "none",
+		       bp_size_human(in->packed_bytes, b2, sizeof(b2)),
+		       bp_size_human(in->cut_bytes, b3, sizeof(b3)));
+		return;
+	}
+	printf("budget: %s, auto, bound by %s; %s packed, %s cut\n",
+	       bp_size_human(in->budget, b1, sizeof(b1)), bp_budget_bound_name(a->bound),
+	       bp_size_human(in->packed_bytes, b2, sizeof(b2)),
+	       bp_size_human(in->cut_bytes, b3, sizeof(b3)));
+	printf("  traced %s, memory %s (a quarter of %s, %s), ",
+	       bp_size_human(in->budget_in.traced_bytes, b1, sizeof(b1)),
+	       bp_size_human(a->mem_cap, b2, sizeof(b2)),
+	       bp_size_human(in->budget_in.mem_total, b3, sizeof(b3)),
+	       from_text(r->mem_from, NULL));
+	if (a->disk_cap == UINT64_MAX)
+		printf("disk: no term (the trace has no times)\n");
+	else
+		printf("disk %s (%.1f MB/s, %s, x %.2f s to the last first access)\n",
+		       bp_size_human(a->disk_cap, b4, sizeof(b4)), (double)a->rate_bps / 1e6,
+		       from_text(r->rate_from, o->budget.model),
+		       (double)in->budget_in.boot_ns / 1e9);
 }
 
 static void print_json(const struct bp_image_opts *o, const struct bp_image_report *r)
@@ -113,6 +207,7 @@ static void print_json(const struct bp_image_opts *o, const struct bp_image_repo
 	bp_json_string(&j, "pack", r->inst.pack_path);
 	bp_json_u64(&j, "pack_bytes", r->inst.pack_bytes);
 	bp_json_u64(&j, "pack_entries", r->inst.pack_entries);
+	json_budget(&j, o, r);
 	bp_json_string(&j, "unit", r->inst.unit);
 	bp_json_string(&j, "unit_link", r->inst.unit_link);
 	bp_json_bool(&j, "trace_phase", 0);
@@ -166,6 +261,7 @@ static void print_text(const struct bp_image_opts *o, const struct bp_image_repo
 	printf("pack: %s inside the image, %llu entries, %s\n", r->inst.pack_path,
 	       (unsigned long long)r->inst.pack_entries,
 	       bp_size_human(r->inst.pack_bytes, sz, sizeof(sz)));
+	print_budget(o, r);
 	printf("enabled: %s -> %s (no traced boot scheduled)\n", r->inst.unit_link, r->inst.unit);
 	if (o->undo_file && !rl->nothing_to_do)
 		printf("undo: e2undo %s %s, then e2undo %s %s\n", o->undo_install, o->image,
@@ -189,7 +285,8 @@ static int exit_for(errcode_t rc, const struct bp_image_report *r)
 
 int cmd_image(int argc, char **argv)
 {
-	enum { OPT_TIMEOUT = 256, OPT_ROOT_LABEL, OPT_CHUNK, OPT_UNDO, OPT_NO_UNDO };
+	enum { OPT_TIMEOUT = 256, OPT_ROOT_LABEL, OPT_CHUNK, OPT_UNDO, OPT_NO_UNDO,
+	       OPT_TARGET_MEM, OPT_TARGET_RATE };
 	static const struct option longopts[] = {
 		{ "trace", required_argument, NULL, 't' },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
@@ -197,6 +294,10 @@ int cmd_image(int argc, char **argv)
 		{ "chunk", required_argument, NULL, OPT_CHUNK },
 		{ "undo", required_argument, NULL, OPT_UNDO },
 		{ "no-undo", no_argument, NULL, OPT_NO_UNDO },
+		{ "budget", required_argument, NULL, 'B' },
+		{ "target-mem", required_argument, NULL, OPT_TARGET_MEM },
+		{ "target-rate", required_argument, NULL, OPT_TARGET_RATE },
+		{ "model", required_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		BP_COMMON_LONGOPTS,
@@ -207,12 +308,13 @@ int cmd_image(int argc, char **argv)
 	struct bp_err err = { 0 };
 	char *traces[MAX_TRACES];
 	char undo[4096], undo_install[4200], workdir[] = "/tmp/bootpack-image-XXXXXX";
-	const char *undo_arg = NULL, *sde;
+	const char *undo_arg = NULL, *sde, *rate_arg = NULL;
+	const struct bp_disk_model *model = NULL;
 	int c, json = 0, no_undo = 0, ret;
 	uint64_t v;
 	errcode_t rc;
 
-	while ((c = getopt_long(argc, argv, "t:Jh" BP_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:B:m:Jh" BP_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			if (o.ntraces == MAX_TRACES) {
@@ -246,6 +348,48 @@ int cmd_image(int argc, char **argv)
 		case OPT_NO_UNDO:
 			no_undo = 1;
 			break;
+		case 'B':
+			o.budget.given = strcmp(optarg, "auto") != 0;
+			if (o.budget.given && bp_parse_size(optarg, &o.budget.size) < 0) {
+				bp_log_error("image: invalid budget '%s' (a size such as 75M, "
+					     "or auto)", optarg);
+				return bp_errtryhelp("image");
+			}
+			break;
+		case OPT_TARGET_MEM:
+			if (bp_parse_size(optarg, &o.budget.target_mem) < 0 ||
+			    !o.budget.target_mem) {
+				bp_log_error("image: --target-mem '%s': expected a size such as "
+					     "512M", optarg);
+				return bp_errtryhelp("image");
+			}
+			break;
+		case OPT_TARGET_RATE: {
+			char *end;
+			double mbs;
+
+			errno = 0;
+			mbs = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(mbs > 0) || mbs > MAX_RATE_MBS) {
+				bp_log_error("image: --target-rate '%s': expected MB/s, e.g. 43 "
+					     "or 22.5", optarg);
+				return bp_errtryhelp("image");
+			}
+			rate_arg = optarg;
+			o.budget.target_rate = (uint64_t)(mbs * 1e6);
+			break;
+		}
+		case 'm':
+			model = bp_disk_model_find(optarg);
+			if (!model) {
+				char names[512];
+
+				bp_disk_model_names(names, sizeof(names));
+				bp_log_error("image: unknown disk model '%s' (the models: %s)",
+					     optarg, names);
+				return bp_errtryhelp("image");
+			}
+			break;
 		case 'J':
 			json = 1;
 			break;
@@ -259,6 +403,18 @@ int cmd_image(int argc, char **argv)
 	if (no_undo && undo_arg) {
 		bp_log_error("image: --undo and --no-undo exclude each other");
 		return bp_errtryhelp("image");
+	}
+	if (rate_arg && model) {
+		bp_log_error("image: --target-rate and --model exclude each other");
+		return bp_errtryhelp("image");
+	}
+	if (o.budget.given && (o.budget.target_mem || rate_arg || model)) {
+		bp_log_error("image: --target-mem, --target-rate and --model go with --budget auto");
+		return bp_errtryhelp("image");
+	}
+	if (model) {
+		o.budget.model = model->name;
+		o.budget.target_rate = (uint64_t)(model->rate_mbs * 1e6);
 	}
 	o.image = argv[optind];
 	o.traces = traces;

@@ -27,7 +27,8 @@
 # buffer to the second serial port and powers the guest off.
 #
 # Writes TEXTFILE (the tracefs text of the boot), TEXTFILE.env (dev=MAJ:MIN
-# of the root in the guest, done_s=SECONDS; then kernel=, cmdline=, accel=,
+# of the root in the guest, done_s=SECONDS, mem_mb=MB, the guest's memory,
+# which 'bootpack image' takes as the target's; then kernel=, cmdline=, accel=,
 # read_ahead_kb=, wall_s=) and keeps TEXTFILE.console.log and
 # TEXTFILE.monitor.log (the monitor's whole report).
 #
@@ -250,6 +251,7 @@ done_ms=$(val done_ms)
 {
 	echo "dev=$dev"
 	echo "done_s=$(awk -v m="$done_ms" 'BEGIN { printf "%.3f", m / 1000 }')"
+	echo "mem_mb=$MEM"
 	echo "kernel=$KVER"
 	echo "accel=$ACCEL"
 	echo "read_ahead_kb=$(val read_ahead_kb)"

@@ -17,6 +17,7 @@
 
 #include "bperr.h"
 #include "fsident.h"
+#include "pack-budget.h"
 #include "relayout.h"
 #include "tracefile.h"
 
@@ -70,10 +71,12 @@ const char *bp_image_boot_default_driver(void);
  * Run the driver and import its trace against the root at offset.
  * BP_ET_NO_BOOT when the driver says the image did not boot (its exit
  * status 3; its message is on stderr already), BP_ET_TRACE_CORRUPT when
- * its output cannot be read; *ret: the trace, resolved on the image.
+ * its output cannot be read; *ret: the trace, resolved on the image;
+ * *guest_mem: the guest's memory in bytes, as the driver's mem_mb= line
+ * says (0: it does not say).
  */
 errcode_t bp_image_boot_trace(const struct bp_image_boot_opts *o, int64_t created,
-			      struct bp_trace **ret, struct bp_err *err);
+			      struct bp_trace **ret, uint64_t *guest_mem, struct bp_err *err);
 
 /* ---- fswrite.c: files written into an unmounted filesystem ---------------- */
 
@@ -93,6 +96,10 @@ int bp_fsw_exists(ext2_filsys fs, const char *path);
 struct bp_image_install {
 	char pack_path[4096];	/* inside the image */
 	uint64_t pack_bytes, pack_entries;
+	uint64_t packed_bytes, cut_bytes;	/* to read, and left out by the budget */
+	uint64_t budget;			/* applied; 0: none */
+	struct bp_budget_in budget_in;		/* automatic: the rule's inputs (else zero) */
+	struct bp_budget_out budget_auto;	/* and its result; .bound GIVEN otherwise */
 	char unit[256];		/* the enabled unit's path, or "" */
 	char unit_link[4200];	/* its .wants link */
 };
@@ -103,19 +110,56 @@ struct bp_image_install {
  * (a .wants link, as bootpack setup does, to the unit the image has
  * installed). No loop state is written: no traced boot is scheduled.
  * undo_file: libext2fs undo file of these writes (NULL: none). created:
- * the pack's time. Needs bootpack installed in the image (the unit).
+ * the pack's time. budget_auto: the target's inputs of the automatic budget
+ * (pack-budget.h; boot_ns 0: the trace's), or NULL for budget (bytes, 0:
+ * none). Needs bootpack installed in the image (the unit).
  */
 /* ENOENT (err: install bootpack in the image) when the image has no reader unit. */
 errcode_t bp_image_check_installed(const struct bp_fsloc *loc, struct bp_err *err);
 
 errcode_t bp_image_install(const struct bp_fsloc *loc, const struct bp_trace *t,
 			   const char *undo_file, int64_t created, const uint64_t *moved_from,
-			   size_t nmoved_from, struct bp_image_install *out, struct bp_err *err);
+			   size_t nmoved_from, const struct bp_budget_in *budget_auto,
+			   uint64_t budget, struct bp_image_install *out, struct bp_err *err);
 
 /* ---- run.c: the whole of bootpack image ------------------------------------ */
 
 #define BP_IMAGE_MODELS_MAX 32
 #define BP_IMAGE_TIMEOUT_DEFAULT 300	/* seconds for the boot driver */
+
+/*
+ * The memory of the machines the image is for, when neither --target-mem
+ * nor the boot driver (its guest's mem_mb=) says: 1 GiB, the driver's own
+ * guest (image-boot --mem).
+ */
+#define BP_IMAGE_TARGET_MEM_DEFAULT BP_BUDGET_DEFAULT_MEM
+
+/*
+ * The pack's budget. An image is built on one machine for others: the
+ * automatic budget's inputs are the target's, never this host's MemTotal
+ * or probe file. mem: --target-mem, else the traced guest's memory, else
+ * BP_IMAGE_TARGET_MEM_DEFAULT. rate: --target-rate or a disk model's
+ * sequential rate, else BP_BUDGET_DEFAULT_RATE. The boot's time: the
+ * trace's last first access (bp_pack_budget_boot_ns()).
+ */
+struct bp_image_budget {
+	int given;			/* size below, not automatic */
+	uint64_t size;			/* given: bytes, 0: no limit */
+	uint64_t target_mem;		/* bytes; 0: the guest's, else the default */
+	uint64_t target_rate;		/* bytes/s; 0: BP_BUDGET_DEFAULT_RATE */
+	const char *model;		/* the disk model the rate is of, or NULL */
+};
+
+/* Where an input of the automatic budget came from. */
+enum bp_image_input {
+	BP_IMAGE_IN_DEFAULT = 0,	/* the documented default */
+	BP_IMAGE_IN_OPTION,		/* --target-mem, --target-rate */
+	BP_IMAGE_IN_GUEST,		/* the boot driver's guest (memory) */
+	BP_IMAGE_IN_MODEL,		/* a disk model's rate (--model) */
+};
+
+/* "default", "option", "guest", "model". */
+const char *bp_image_input_name(enum bp_image_input in);
 
 struct bp_image_opts {
 	const char *image;
@@ -130,6 +174,7 @@ struct bp_image_opts {
 	uint64_t chunk_bytes;		/* align the region to it; 0: no alignment */
 	int64_t created;		/* time written into the image (pack, inodes, superblock);
 					   0: the root filesystem's last write time (reproducible) */
+	struct bp_image_budget budget;
 	const volatile int *cancel;
 };
 
@@ -145,6 +190,7 @@ struct bp_image_report {
 	struct bp_verify_report before, after;
 	struct bp_relayout_report rl;
 	struct bp_image_install inst;
+	enum bp_image_input mem_from, rate_from;	/* automatic budget: its inputs' sources */
 	struct bp_image_model models[BP_IMAGE_MODELS_MAX];
 	size_t nmodels;
 	int writes_began;		/* the image was modified */

@@ -87,11 +87,13 @@ static void dirname_of(const char *path, char *buf, size_t len)
 
 errcode_t bp_image_install(const struct bp_fsloc *loc, const struct bp_trace *t,
 			   const char *undo_file, int64_t created, const uint64_t *moved_from,
-			   size_t nmoved_from, struct bp_image_install *out, struct bp_err *err)
+			   size_t nmoved_from, const struct bp_budget_in *budget_auto,
+			   uint64_t budget, struct bp_image_install *out, struct bp_err *err)
 {
 	struct bp_pack_opts po = {
 		.output = BP_PACK_DEFAULT_PATH,
-		.budget = BP_PACK_DEFAULT_BUDGET,
+		.budget = budget,
+		.budget_auto = budget_auto,
 		.compress = BP_PACK_COMPRESS_AUTO,
 		.compat = BP_PACK_COMPAT_RELAYOUT,
 		.meta = BP_PACK_META_TRACE | BP_PACK_META_FILES,
@@ -151,6 +153,11 @@ errcode_t bp_image_install(const struct bp_fsloc *loc, const struct bp_trace *t,
 	snprintf(out->pack_path, sizeof(out->pack_path), "%s", BP_PACK_DEFAULT_PATH);
 	out->pack_bytes = len;
 	out->pack_entries = rep.nentries;
+	out->packed_bytes = rep.meta_bytes + rep.file_bytes;
+	out->cut_bytes = rep.cut_bytes;
+	out->budget = rep.budget;
+	out->budget_in = rep.budget_in;
+	out->budget_auto = rep.budget_auto;
 out:
 	/*
 	 * The library writes a changed superblock in pieces (write_byte) when

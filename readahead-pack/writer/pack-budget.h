@@ -43,6 +43,12 @@
 
 #define BP_BUDGET_MEM_DIV	4			/* a quarter of MemTotal */
 #define BP_BUDGET_DEFAULT_RATE	25000000ULL		/* bytes/s, no probe: the EEE PC's flash */
+/*
+ * The memory of a machine that is not this one when nothing says it (the
+ * target of bootpack image, the disks of bootpack bench): 1 GiB, the boot
+ * drivers' guest (image-boot --mem, bench-boot.sh MEM).
+ */
+#define BP_BUDGET_DEFAULT_MEM	(1024ULL << 20)
 
 /* Which term bound the budget; also in the pack (BP_PACK_COMPAT_BUDGET_*). */
 enum bp_budget_bound {

@@ -6,11 +6,12 @@
 # TEXTFILE.env. The trace is resolved against the root at its offset in the
 # image, and the image is laid out with it: the boot set's files are one
 # stream (bootpack verify with a trace of the same files made by the test's
-# own trace writer).
+# own trace writer). The guest's memory the driver reports (mem_mb=) is the
+# target's memory of the pack's automatic budget.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 . "$top_srcdir/tests/ts/relayout/rl-functions.sh"
 . "$top_srcdir/tests/ts/image/img-functions.sh"
-bp_require_cmd debugfs e2fsck sfdisk
+bp_require_cmd debugfs e2fsck sfdisk jq
 
 img_root "$BP_TMPDIR/root-a.img"
 disk=$BP_TMPDIR/disk-a.img
@@ -49,7 +50,7 @@ cat >"$stub" <<-EOS
 	#!/bin/sh
 	# --image IMG --offset N --out TEXT --timeout S
 	cp "$text" "\$6"
-	printf 'dev=254:2\ndone_s=4.25\n' >"\$6.env"
+	printf 'dev=254:2\ndone_s=4.25\nmem_mb=1\n' >"\$6.env"
 EOS
 chmod +x "$stub"
 
@@ -57,6 +58,10 @@ BOOTPACK_IMAGE_BOOT=$stub bp_expect_exit 0 "$BOOTPACK" image --json "$disk"
 cp "$BP_TMPDIR/out" "$BP_TMPDIR/image.json"
 bp_grep '"trace_source": "boot",' "$BP_TMPDIR/image.json"
 bp_grep "\"files\": ${#files[@]}," "$BP_TMPDIR/image.json"
+# 1 MiB of guest memory: a quarter, 262144 bytes, caps the budget
+jq -e '.installed.budget.target_mem == 1048576 and .installed.budget.target_mem_from ==
+	"guest" and .installed.budget.memory_cap == 262144 and .installed.budget.bytes <= 262144' \
+	"$BP_TMPDIR/image.json" >/dev/null || bp_fail "the guest's memory is not the target's"
 img_part "$disk" "$off" "$size" "$BP_TMPDIR/part.img"
 rl_fsck_silent "$BP_TMPDIR/part.img"
 after=$(rl_verify_json "$BP_TMPDIR/part.img" "$BP_TMPDIR/oracle.trace" discontiguities)
