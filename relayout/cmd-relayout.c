@@ -133,6 +133,7 @@ static void usage(void)
 	       "                         the rewritten pack's own, else 75M)\n"
 	       "     --probe <file>|none the disk's rate for --budget auto\n"
 	       "                         [" BP_PACK_BUDGET_PROBE " if it exists]\n"
+	       "     --mem-total <size>  the memory for --budget auto [MemTotal]\n"
 	       " -f, --force             accept a filesystem mounted after its last check\n"
 	       BP_USAGE_COMMON("")
 	       "\n"
@@ -356,6 +357,7 @@ int cmd_relayout(int argc, char **argv)
 		OPT_REGION,
 		OPT_NO_PACK,
 		OPT_PROBE,
+		OPT_MEM_TOTAL,
 		OPT_FIRST,
 	};
 	static const struct option longopts[] = {
@@ -372,6 +374,7 @@ int cmd_relayout(int argc, char **argv)
 		{ "no-pack", no_argument, NULL, OPT_NO_PACK },
 		{ "budget", required_argument, NULL, 'B' },
 		{ "probe", required_argument, NULL, OPT_PROBE },
+		{ "mem-total", required_argument, NULL, OPT_MEM_TOTAL },
 		{ "first", required_argument, NULL, OPT_FIRST },
 		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
@@ -389,6 +392,7 @@ int cmd_relayout(int argc, char **argv)
 	enum bp_repack_mode pack_mode = BP_REPACK_AUTO;
 	struct bp_repack_budget budget = { .size = BP_PACK_DEFAULT_BUDGET };
 	const char *probe = NULL;
+	int mem_given = 0;
 	static const char *const first_default[] = {
 		BP_SBINDIR "/bootpack-read", BP_SYSCONFDIR "/bootpack.conf", BP_STATEDIR,
 	};
@@ -463,6 +467,15 @@ int cmd_relayout(int argc, char **argv)
 		case OPT_PROBE:
 			probe = optarg;
 			break;
+		case OPT_MEM_TOTAL:
+			if (bp_parse_size(optarg, &budget.in.mem_total) < 0 ||
+			    !budget.in.mem_total) {
+				bp_log_error("relayout: invalid memory size '%s' (a size such as "
+					     "512M)", optarg);
+				return bp_errtryhelp("relayout");
+			}
+			mem_given = 1;
+			break;
 		case OPT_FIRST:
 			if (nfirst == ARRAY_SIZE(first) || (*optarg && *optarg != '/')) {
 				bp_log_error("relayout: invalid --first '%s' (an absolute path on "
@@ -492,8 +505,8 @@ int cmd_relayout(int argc, char **argv)
 		return bp_errtryhelp("relayout");
 	}
 
-	if (probe && !budget.automatic) {
-		bp_log_error("relayout: --probe goes with --budget auto");
+	if ((probe || mem_given) && !budget.automatic) {
+		bp_log_error("relayout: --probe and --mem-total go with --budget auto");
 		return bp_errtryhelp("relayout");
 	}
 	/*
