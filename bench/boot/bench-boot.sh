@@ -74,6 +74,14 @@ DRIFT_BOOTS=${DRIFT_BOOTS:-2}
 DRIFT_PKGS=${DRIFT_PKGS:-"rsyslog cron"}
 DRIFT_REFRESH=${DRIFT_REFRESH:-1}
 CALIB_ITERS=20000000
+# The packs' budget: the automatic default of bootpack setup and its loop,
+# with the guest's inputs, not this host's. Memory: the guest's MEM. Disk:
+# no probe (--probe none), so the default 25 MB/s x the traced boot's last
+# first access. One image serves every disk model of a run, so the disk
+# term cannot be one model's rate: it is the rate a machine that has not
+# probed its disk gets, the same for every model (bootpack image and
+# bootpack bench take a model's rate instead).
+BUDGET_ARGS=(--budget auto --mem-total "${MEM}M" --probe none)
 # the desktop variant: packages added to the rootfs, the autologin user, the
 # kernel log line its session writes when up, the guest's display adapter
 DESKTOP_PKGS=${DESKTOP_PKGS:-"xfce4 lightdm lightdm-gtk-greeter xserver-xorg-core xserver-xorg-input-libinput dbus-user-session xfce4-terminal fonts-dejavu-core"}
@@ -598,14 +606,16 @@ enable_unit() {
 # boot of TRACE and install the pack it writes ($BB/img/STRATEGY.pack) at
 # /var/lib/bootpack/pack; e2fsck before and after. Relayout writes the
 # pack: it knows where the boot set was, so the traced metadata there is
-# left out and the new places put in.
+# left out and the new places put in. Its budget: BUDGET_ARGS, the default's
+# rule with the guest's inputs.
 relayout_pack() {
 	local img=$1 s=$2 tr=$3
 	shift 3
 	e2fsck -fy "$img" > "$BB/logs/fsck-install-$s.log" 2>&1 ||
 		die "e2fsck after installing into the image: $BB/logs/fsck-install-$s.log"
 	rm -f "$BB/img/$s.pack"
-	"$BUILD/bootpack" relayout --no-undo --pack "$BB/img/$s.pack" --trace "$tr" "$@" \
+	"$BUILD/bootpack" relayout --no-undo --pack "$BB/img/$s.pack" "${BUDGET_ARGS[@]}" \
+		--trace "$tr" "$@" \
 		"$img" > "$BB/logs/relayout-$s.log" 2>&1 ||
 		{ tail "$BB/logs/relayout-$s.log"; die "relayout failed"; }
 	"$BUILD/bootpack" dump "$BB/img/$s.pack" > "$BB/logs/pack-$s.log" 2>&1 ||
@@ -754,7 +764,8 @@ do_drift() {	# STRATEGY
 		import_traced "$d" "read_ahead_kb=$TRACE_RA_KB, drifted $s image" "$img.tmp"
 		"$BUILD/bootpack" trace --merge "$tr" "$d/boot.trace" -o "$d/merged.trace" \
 			> "$d/merge.log" 2>&1 || { cat "$d/merge.log"; die "trace --merge failed"; }
-		"$BUILD/bootpack" pack --trace "$d/merged.trace" -o "$d/pack" "$img.tmp" \
+		"$BUILD/bootpack" pack --trace "$d/merged.trace" -o "$d/pack" "${BUDGET_ARGS[@]}" \
+			"$img.tmp" \
 			> "$d/pack.log" 2>&1 || { cat "$d/pack.log"; die "pack of the merged trace failed"; }
 		install_into "$img.tmp" "$d/pack" /var/lib/bootpack/pack 0644
 		;;
