@@ -9,6 +9,12 @@
  * needs to judge relayout on their disk, and nothing else: the boot bench's
  * ranking of rival readers and its drawing are bench/boot/bp-strategies,
  * never installed.
+ *
+ * The pack: on each model, the automatic budget of bootpack setup
+ * (bp_pack_budget(): the traced bytes, a quarter of --mem, the model's
+ * sequential rate x the trace's last first access) and what reading the
+ * now stream up to it costs there: the requests, in first-access order,
+ * that fit whole.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -24,6 +30,7 @@
 #include "fsident.h"
 #include "jsonwrt.h"
 #include "log.h"
+#include "pack-budget.h"
 #include "stream.h"
 #include "strutils.h"
 #include "tracefile.h"
@@ -46,12 +53,14 @@ static void usage(void)
 	       " -t, --trace <file>      the trace of the boot\n"
 	       " -m, --model <name>      a disk model (repeatable; \"all\": every one; default:\n"
 	       "                           eee-flash, hdd-5k160 and sata-ssd)\n"
+	       "     --mem <size>        the memory of the machine that boots, for the pack's\n"
+	       "                           automatic budget on each model (default %lluM)\n"
 	       " -J, --json              one JSON object on stdout\n"
 	       "     --stream-out <file> write the request streams, one \"LAYOUT OFFSET LENGTH\"\n"
 	       "                           line per read (LAYOUT: traced or now)\n"
 	       BP_USAGE_COMMON("")
 	       "\n"
-	       "Models:\n");
+	       "Models:\n", BP_BUDGET_DEFAULT_MEM >> 20);
 	for (i = 0; bp_disk_models[i]; i++)
 		printf(" %-12s %s\n", bp_disk_models[i]->name, bp_disk_models[i]->description);
 	printf("\nFor more details see bootpack-bench(8).\n");
@@ -84,13 +93,61 @@ static void json_result(struct bp_json *j, const char *name, const struct bp_mod
 	bp_json_close_object(j);
 }
 
+/* The pack's automatic budget on model m: the rule of bootpack setup, the model's rate. */
+static void model_budget(const struct bp_disk_model *m, const struct bp_stream *now,
+			 uint64_t mem, uint64_t boot_ns, struct bp_budget_in *in,
+			 struct bp_budget_out *out)
+{
+	in->traced_bytes = now->file_bytes + now->meta_bytes;
+	in->mem_total = mem;
+	in->rate_bps = (uint64_t)(m->rate_mbs * 1e6);
+	in->boot_ns = boot_ns;
+	if (bp_pack_budget(in, out)) {	/* mem is never 0: cannot happen */
+		memset(out, 0, sizeof(*out));
+		out->budget = in->traced_bytes;
+		out->bound = BP_BUDGET_TRACED;
+	}
+}
+
+/* How many of s's requests, in order, fit whole in budget bytes. */
+static size_t stream_prefix(const struct bp_stream *s, uint64_t budget)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < s->n && sum + s->ios[i].length <= budget; i++)
+		sum += s->ios[i].length;
+	return i;
+}
+
+static void json_budget(struct bp_json *j, const struct bp_budget_in *in,
+			const struct bp_budget_out *out)
+{
+	bp_json_open_object(j, "budget");
+	bp_json_u64(j, "bytes", out->budget);
+	bp_json_string(j, "bound", bp_budget_bound_name(out->bound));
+	bp_json_u64(j, "traced_bytes", in->traced_bytes);
+	bp_json_u64(j, "mem_total", in->mem_total);
+	bp_json_u64(j, "memory_cap", out->mem_cap);
+	bp_json_u64(j, "rate", out->rate_bps);
+	bp_json_u64(j, "boot_ns", in->boot_ns);
+	if (out->disk_cap == UINT64_MAX)
+		bp_json_null(j, "disk_cap");
+	else
+		bp_json_u64(j, "disk_cap", out->disk_cap);
+	bp_json_close_object(j);
+}
+
 static int report(const char *trace_path, const struct bp_dev *dev,
 		  const struct bp_disk_model **models, size_t nmodels,
-		  const struct bp_stream *before, const struct bp_stream *now, int json)
+		  const struct bp_stream *before, const struct bp_stream *now, uint64_t mem,
+		  uint64_t boot_ns, int json)
 {
-	struct bp_model_result rb, rn;
+	struct bp_model_result rb, rn, rp;
+	struct bp_budget_in bin;
+	struct bp_budget_out bout;
 	char a[32], b[32];
-	size_t i;
+	size_t i, np;
 
 	if (json) {
 		struct bp_json j;
@@ -112,6 +169,16 @@ static int report(const char *trace_path, const struct bp_dev *dev,
 			bp_json_string(&j, "description", models[i]->description);
 			json_result(&j, "traced", &rb, before);
 			json_result(&j, "now", &rn, now);
+			model_budget(models[i], now, mem, boot_ns, &bin, &bout);
+			json_budget(&j, &bin, &bout);
+			np = stream_prefix(now, bout.budget);
+			bp_model_run(models[i], now->ios, np, &rp);
+			bp_json_open_object(&j, "pack");
+			bp_json_double(&j, "seconds", rp.seconds);
+			bp_json_u64(&j, "bytes", rp.bytes);
+			bp_json_u64(&j, "requests", np);
+			bp_json_u64(&j, "cut_bytes", bin.traced_bytes - rp.bytes);
+			bp_json_close_object(&j);
 			bp_json_close_object(&j);
 		}
 		bp_json_close_array(&j);
@@ -134,6 +201,20 @@ static int report(const char *trace_path, const struct bp_dev *dev,
 		bp_model_run(models[i], now->ios, now->n, &rn);
 		print_row(models[i]->name, "traced", &rb, before);
 		print_row(models[i]->name, "now", &rn, now);
+	}
+	printf("\nThe pack on each model: its automatic budget (the traced bytes, a quarter of %s\n"
+	       "of memory, the model's rate x %.3f s to the last first access) and the now\n"
+	       "layout read up to it.\n\n%-10s %12s %-7s %12s %9s %12s\n",
+	       bp_size_human(mem, a, sizeof(a)), (double)boot_ns / 1e9, "MODEL", "BUDGET",
+	       "BOUND", "PACKED", "PACK_S", "CUT");
+	for (i = 0; i < nmodels; i++) {
+		model_budget(models[i], now, mem, boot_ns, &bin, &bout);
+		np = stream_prefix(now, bout.budget);
+		bp_model_run(models[i], now->ios, np, &rp);
+		printf("%-10s %12llu %-7s %12llu %9.3f %12llu\n", models[i]->name,
+		       (unsigned long long)bout.budget, bp_budget_bound_name(bout.bound),
+		       (unsigned long long)rp.bytes, rp.seconds,
+		       (unsigned long long)(bin.traced_bytes - rp.bytes));
 	}
 	return BP_EX_OK;
 }
@@ -169,6 +250,7 @@ int cmd_bench(int argc, char **argv)
 		{ "model", required_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "stream-out", required_argument, NULL, 'S' },
+		{ "mem", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		BP_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
@@ -180,6 +262,7 @@ int cmd_bench(int argc, char **argv)
 	const char *trace_path = NULL, *stream_path = NULL;
 	ext2_filsys fs = NULL;
 	size_t nmodels = 0, i;
+	uint64_t mem = BP_BUDGET_DEFAULT_MEM;
 	struct bp_dev dev;
 	int c, json = 0, ret;
 
@@ -203,6 +286,13 @@ int cmd_bench(int argc, char **argv)
 			break;
 		case 'S':
 			stream_path = optarg;
+			break;
+		case 'M':
+			if (bp_parse_size(optarg, &mem) < 0 || !mem) {
+				bp_log_error("bench: --mem '%s': expected a size such as 512M",
+					     optarg);
+				return bp_errtryhelp("bench");
+			}
 			break;
 		BP_CLI_COMMON_CASES(c, usage, "bench");
 		}
@@ -233,7 +323,8 @@ int cmd_bench(int argc, char **argv)
 		if (ret)
 			goto out;
 	}
-	ret = report(trace_path, &dev, models, nmodels, &before, &now, json);
+	ret = report(trace_path, &dev, models, nmodels, &before, &now, mem,
+		     bp_pack_budget_boot_ns(t), json);
 out:
 	bp_stream_free(&before);
 	bp_stream_free(&now);
