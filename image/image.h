@@ -161,6 +161,16 @@ enum bp_image_input {
 /* "default", "option", "guest", "model". */
 const char *bp_image_input_name(enum bp_image_input in);
 
+/*
+ * budget.c: the target's inputs of the automatic budget into in (zeroed
+ * first; boot_ns left 0, the trace's), from b and the traced guest's
+ * memory guest_mem (0: unknown), and where each came from. The rule
+ * itself is bp_pack_budget(), applied by the pack builder.
+ */
+void bp_image_budget_inputs(const struct bp_image_budget *b, uint64_t guest_mem,
+			    struct bp_budget_in *in, enum bp_image_input *mem_from,
+			    enum bp_image_input *rate_from);
+
 struct bp_image_opts {
 	const char *image;
 	const char *root_label;		/* NULL: the defaults of bp_image_find_root() */

@@ -20,42 +20,6 @@ static const char *const first_paths[] = {
 	BP_SBINDIR "/bootpack-read", BP_SYSCONFDIR "/bootpack.conf", BP_STATEDIR,
 };
 
-static const char *const input_names[] = {
-	[BP_IMAGE_IN_DEFAULT] = "default",
-	[BP_IMAGE_IN_OPTION] = "option",
-	[BP_IMAGE_IN_GUEST] = "guest",
-	[BP_IMAGE_IN_MODEL] = "model",
-};
-
-const char *bp_image_input_name(enum bp_image_input in)
-{
-	return (unsigned int)in < ARRAY_SIZE(input_names) ? input_names[in] : "unknown";
-}
-
-/*
- * The target's inputs of the automatic budget (image.h: struct
- * bp_image_budget); the rule itself is bp_pack_budget(), in the builder.
- */
-static void target_inputs(const struct bp_image_budget *b, uint64_t guest_mem,
-			  struct bp_budget_in *in, struct bp_image_report *rep)
-{
-	memset(in, 0, sizeof(*in));
-	if (b->target_mem) {
-		in->mem_total = b->target_mem;
-		rep->mem_from = BP_IMAGE_IN_OPTION;
-	} else if (guest_mem) {
-		in->mem_total = guest_mem;
-		rep->mem_from = BP_IMAGE_IN_GUEST;
-	} else {
-		in->mem_total = BP_IMAGE_TARGET_MEM_DEFAULT;
-		rep->mem_from = BP_IMAGE_IN_DEFAULT;
-	}
-	in->rate_bps = b->target_rate;
-	rep->rate_from = !b->target_rate ? BP_IMAGE_IN_DEFAULT :
-			 b->model ? BP_IMAGE_IN_MODEL : BP_IMAGE_IN_OPTION;
-	/* boot_ns 0: the builder takes the trace's last first access */
-}
-
 /* How many dry runs look for an aligned start past fixed metadata. */
 #define ALIGN_TRIES 64
 
@@ -231,7 +195,8 @@ errcode_t bp_image_run(const struct bp_image_opts *o, struct bp_image_report *re
 	rep->writes_began = rep->rl.writes_began;
 	if (rc)
 		goto out;
-	target_inputs(&o->budget, guest_mem, &auto_in, rep);
+	bp_image_budget_inputs(&o->budget, guest_mem, &auto_in, &rep->mem_from,
+			       &rep->rate_from);
 	rc = bp_image_install(&loc, t, o->undo_install, created, rep->rl.moved_from,
 			      rep->rl.nmoved_from, o->budget.given ? NULL : &auto_in,
 			      o->budget.size, &rep->inst, err);
