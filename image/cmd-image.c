@@ -143,7 +143,7 @@ static void print_budget(const struct bp_image_opts *o, const struct bp_image_re
 	if (a->disk_cap == UINT64_MAX)
 		printf("disk: no term (the trace has no times)\n");
 	else
-		printf("disk %s (%.1f MB/s, %s, x %.2f s to the last first access)\n",
+		printf("disk %s (%.1f MB/s, %s, x %.3f s to the last first access)\n",
 		       bp_size_human(a->disk_cap, b4, sizeof(b4)), (double)a->rate_bps / 1e6,
 		       from_text(r->rate_from, o->budget.model),
 		       (double)in->budget_in.boot_ns / 1e9);
