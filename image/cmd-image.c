@@ -38,8 +38,10 @@ static void usage(void)
 	       "Lay out a disk image offline for every device flashed from it: find its ext2/3/4\n"
 	       "root (GPT root type, label or fstab; or a bare filesystem image), trace its boot\n"
 	       "under QEMU or take --trace files, relay the root out at its offset in the file,\n"
-	       "write the pack inside it and enable bootpack-read.service there. No loop device,\n"
-	       "no mount, no network; the same input gives the same image.\n"
+	       "write the pack inside it and start the reader there: in its initramfs when the\n"
+	       "image asked for that before building it (BOOTPACK=y in\n"
+	       "/etc/initramfs-tools/conf.d/bootpack), else bootpack-read.service. No loop\n"
+	       "device, no mount, no network; the same input gives the same image.\n"
 	       "\n"
 	       "Options:\n"
 	       " -t, --trace <file>      a bootpack trace of a boot of this image (repeat to merge);\n"
@@ -60,6 +62,8 @@ static void usage(void)
 	       "                         their disk's sequential read rate (default %llu)\n"
 	       " -m, --model <name>      their disk is this disk model of bootpack bench:\n"
 	       "                         its sequential rate\n"
+	       "     --reader <where>    auto (default: as the image's initramfs configuration\n"
+	       "                         says), initramfs or service (required: else refused)\n"
 	       " -J, --json              one JSON object on stdout\n"
 	       BP_USAGE_COMMON("")
 	       "\n"
@@ -210,6 +214,10 @@ static void print_json(const struct bp_image_opts *o, const struct bp_image_repo
 	json_budget(&j, o, r);
 	bp_json_string(&j, "unit", r->inst.unit);
 	bp_json_string(&j, "unit_link", r->inst.unit_link);
+	bp_json_string(&j, "reader", bp_reader_at_name(r->inst.reader.at));
+	bp_json_string(&j, "reader_why", r->inst.reader.why);
+	bp_json_string(&j, "initramfs_tool", r->inst.reader.tool);
+	bp_json_string(&j, "unit_disabled", r->inst.reader.disabled);
 	bp_json_bool(&j, "trace_phase", 0);
 	bp_json_close_object(&j);
 	if (o->undo_file && !rl->nothing_to_do)
@@ -262,7 +270,17 @@ static void print_text(const struct bp_image_opts *o, const struct bp_image_repo
 	       (unsigned long long)r->inst.pack_entries,
 	       bp_size_human(r->inst.pack_bytes, sz, sizeof(sz)));
 	print_budget(o, r);
-	printf("enabled: %s -> %s (no traced boot scheduled)\n", r->inst.unit_link, r->inst.unit);
+	if (r->inst.reader.at == BP_READER_AT_INITRAMFS) {
+		printf("reader: in the image's initramfs (%s), not %s\n", r->inst.reader.why,
+		       BP_SETUP_READER_UNIT);
+		if (r->inst.reader.disabled[0])
+			printf("disabled: %s (the initramfs reads the pack)\n",
+			       r->inst.reader.disabled);
+	} else {
+		printf("reader: %s (%s)\n", BP_SETUP_READER_UNIT, r->inst.reader.why);
+		printf("enabled: %s -> %s (no traced boot scheduled)\n", r->inst.unit_link,
+		       r->inst.unit);
+	}
 	if (o->undo_file && !rl->nothing_to_do)
 		printf("undo: e2undo %s %s, then e2undo %s %s\n", o->undo_install, o->image,
 		       o->undo_file, o->image);
@@ -286,7 +304,7 @@ static int exit_for(errcode_t rc, const struct bp_image_report *r)
 int cmd_image(int argc, char **argv)
 {
 	enum { OPT_TIMEOUT = 256, OPT_ROOT_LABEL, OPT_CHUNK, OPT_UNDO, OPT_NO_UNDO,
-	       OPT_TARGET_MEM, OPT_TARGET_RATE };
+	       OPT_TARGET_MEM, OPT_TARGET_RATE, OPT_READER };
 	static const struct option longopts[] = {
 		{ "trace", required_argument, NULL, 't' },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
@@ -298,6 +316,7 @@ int cmd_image(int argc, char **argv)
 		{ "target-mem", required_argument, NULL, OPT_TARGET_MEM },
 		{ "target-rate", required_argument, NULL, OPT_TARGET_RATE },
 		{ "model", required_argument, NULL, 'm' },
+		{ "reader", required_argument, NULL, OPT_READER },
 		{ "json", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		BP_COMMON_LONGOPTS,
@@ -387,6 +406,19 @@ int cmd_image(int argc, char **argv)
 				bp_disk_model_names(names, sizeof(names));
 				bp_log_error("image: unknown disk model '%s' (the models: %s)",
 					     optarg, names);
+				return bp_errtryhelp("image");
+			}
+			break;
+		case OPT_READER:
+			if (!strcmp(optarg, "initramfs")) {
+				o.reader = BP_IMAGE_READER_INITRAMFS;
+			} else if (!strcmp(optarg, "service")) {
+				o.reader = BP_IMAGE_READER_SERVICE;
+			} else if (!strcmp(optarg, "auto")) {
+				o.reader = BP_IMAGE_READER_AUTO;
+			} else {
+				bp_log_error("image: --reader '%s': expected initramfs, service or "
+					     "auto", optarg);
 				return bp_errtryhelp("image");
 			}
 			break;

@@ -223,3 +223,24 @@ errcode_t bp_fsw_symlink(ext2_filsys fs, const char *path, const char *target,
 		return bp_err_lib(err, rc, "while linking %s -> %s in the image", path, target);
 	return 0;
 }
+
+errcode_t bp_fsw_remove(ext2_filsys fs, const char *path, int *removed, struct bp_err *err)
+{
+	ext2_ino_t dir, ino;
+	const char *name;
+	errcode_t rc;
+
+	*removed = 0;
+	/* path itself, a dangling symbolic link too */
+	if (ext2fs_namei(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, &ino))
+		return 0;
+	rc = parent_of(fs, path, &dir, &name, err);
+	if (!rc)
+		rc = remove_name(fs, dir, name);
+	if (rc == EXT2_ET_FILE_EXISTS)
+		return bp_err_set(err, EISDIR, "%s: a directory in the image", path);
+	if (rc)
+		return bp_err_lib(err, rc, "while removing %s in the image", path);
+	*removed = 1;
+	return 0;
+}

@@ -5,8 +5,9 @@
  * A disk image (raw, GPT or MBR) or a bare ext2/3/4 image: find its root
  * filesystem, get a trace of its boot (traces given, or the QEMU boot
  * driver), relay the root out at its offset in the file (no loop device),
- * write the pack inside it and enable the reader's unit there, all through
- * libext2fs. Library-like: returns errcode_t with err filled, never prints.
+ * write the pack inside it and start the reader there (its initramfs's,
+ * or the unit), all through libext2fs. Library-like: returns errcode_t
+ * with err filled, never prints.
  */
 #ifndef BP_IMAGE_H
 #define BP_IMAGE_H
@@ -17,6 +18,7 @@
 
 #include "bperr.h"
 #include "fsident.h"
+#include "loop.h"
 #include "pack-budget.h"
 #include "relayout.h"
 #include "tracefile.h"
@@ -90,6 +92,45 @@ errcode_t bp_fsw_symlink(ext2_filsys fs, const char *path, const char *target,
 			 struct bp_err *err);
 /* 1 if path exists (following symlinks inside the filesystem). */
 int bp_fsw_exists(ext2_filsys fs, const char *path);
+/* Remove path (not a directory) if it is there; *removed: it was. */
+errcode_t bp_fsw_remove(ext2_filsys fs, const char *path, int *removed, struct bp_err *err);
+
+/* ---- reader.c: where bootpack-read starts in the image -------------------- */
+
+/* --reader: what the image must have (auto: whatever it has). */
+enum bp_image_reader_ask {
+	BP_IMAGE_READER_AUTO = 0,
+	BP_IMAGE_READER_SERVICE,
+	BP_IMAGE_READER_INITRAMFS,
+};
+
+const char *bp_image_reader_ask_name(enum bp_image_reader_ask a);
+
+struct bp_image_reader {
+	enum bp_reader_at at;	/* the initramfs reads the pack, or bootpack-read.service */
+	char tool[16];		/* "initramfs-tools", "dracut": installed with bootpack's
+				   reader hook; "" neither */
+	char conf[64];		/* the opt-in file of that tool (bootpack setup's) */
+	char why[4500];		/* what the image's configuration says */
+	char disabled[4200];	/* the unit's link removed (the initramfs reads), or "" */
+};
+
+/*
+ * Where the reader starts in the image at fs, with the rule of bootpack setup
+ * (loop/initramfs-conf.c): in the initramfs when initramfs-tools (else dracut)
+ * is installed with bootpack's reader hook and its configuration asks for
+ * it (BOOTPACK=y, or add_dracutmodules in dracut.conf.d/bootpack.conf);
+ * else as bootpack-read.service.
+ */
+errcode_t bp_image_reader_find(ext2_filsys fs, struct bp_image_reader *r, struct bp_err *err);
+
+/*
+ * The same, read-only, before anything is written; BP_ET_UNSUPPORTED (err:
+ * the file to write, or the line to take out, before the initramfs is
+ * built) when it is not what ask requires.
+ */
+errcode_t bp_image_reader_check(const struct bp_fsloc *loc, enum bp_image_reader_ask ask,
+				struct bp_image_reader *r, struct bp_err *err);
 
 /* ---- install.c: the reader's start inside the image ----------------------- */
 
@@ -102,7 +143,17 @@ struct bp_image_install {
 	struct bp_budget_out budget_auto;	/* and its result; .bound GIVEN otherwise */
 	char unit[256];		/* the enabled unit's path, or "" */
 	char unit_link[4200];	/* its .wants link */
+	struct bp_image_reader reader;
 };
+
+/*
+ * Into fs (read-write): the reader's start as bp_image_reader_find() says;
+ * out->unit the unit found. The service: its .wants link, as bootpack setup
+ * enables it; the initramfs: no link (one the package left is removed),
+ * out->unit "".
+ */
+errcode_t bp_image_reader_start(ext2_filsys fs, struct bp_image_install *out,
+				struct bp_err *err);
 
 /*
  * On the filesystem at loc (unmounted, relaid out): build the pack for t
@@ -181,6 +232,7 @@ struct bp_image_opts {
 	unsigned int timeout_s;
 	const char *undo_file;		/* the relayout's undo file; NULL: none */
 	const char *undo_install;	/* the pack and unit writes' undo file; NULL: none */
+	enum bp_image_reader_ask reader;	/* --reader */
 	uint64_t chunk_bytes;		/* align the region to it; 0: no alignment */
 	int64_t created;		/* time written into the image (pack, inodes, superblock);
 					   0: the root filesystem's last write time (reproducible) */
@@ -201,6 +253,7 @@ struct bp_image_report {
 	struct bp_relayout_report rl;
 	struct bp_image_install inst;
 	enum bp_image_input mem_from, rate_from;	/* automatic budget: its inputs' sources */
+	struct bp_image_reader reader;	/* as checked before the writes */
 	struct bp_image_model models[BP_IMAGE_MODELS_MAX];
 	size_t nmodels;
 	int writes_began;		/* the image was modified */

@@ -3,8 +3,9 @@
  * install.c --- the pack and the reader's unit, written inside an image
  *
  * What bootpack setup leaves for the read boots, without a loop: the pack
- * at its default path and bootpack-read.service enabled by a .wants link,
- * written with libext2fs into the unmounted root. No state file: the loop
+ * at its default path and, unless the image's initramfs reads it
+ * (reader.c), bootpack-read.service enabled by a .wants link, written with
+ * libext2fs into the unmounted root. No state file: the loop
  * is not set up, so no boot is traced.
  */
 #include <errno.h>
@@ -104,7 +105,6 @@ errcode_t bp_image_install(const struct bp_fsloc *loc, const struct bp_trace *t,
 	struct bp_pack_report rep = { 0 };
 	io_manager io = unix_io_manager;
 	ext2_filsys fs = NULL;
-	const char *wants = bp_setup_unit_wants(BP_SETUP_READER_UNIT);
 	char opt[64], dir[4096];
 	void *buf = NULL;
 	size_t len = 0;
@@ -134,12 +134,8 @@ errcode_t bp_image_install(const struct bp_fsloc *loc, const struct bp_trace *t,
 	rc = find_unit(fs, loc->path, out->unit, sizeof(out->unit), err);
 	if (rc)
 		goto out;
-	/* The unit's link first: the pack then knows the directory blocks it may add. */
-	snprintf(dir, sizeof(dir), "/etc/systemd/system/%s", wants);
-	snprintf(out->unit_link, sizeof(out->unit_link), "%s/%s", dir, BP_SETUP_READER_UNIT);
-	rc = bp_fsw_mkdirs(fs, dir, err);
-	if (!rc)
-		rc = bp_fsw_symlink(fs, out->unit_link, out->unit, err);
+	/* The reader's start first (reader.c): the pack then knows the blocks it may add. */
+	rc = bp_image_reader_start(fs, out, err);
 	dirname_of(BP_PACK_DEFAULT_PATH, dir, sizeof(dir));
 	if (!rc)
 		rc = bp_fsw_mkdirs(fs, dir, err);

@@ -146,6 +146,8 @@ errcode_t bp_image_run(const struct bp_image_opts *o, struct bp_image_report *re
 	loc.offset = rep->root.offset;
 	if (!rc)
 		rc = bp_image_check_installed(&loc, err);
+	if (!rc)
+		rc = bp_image_reader_check(&loc, o->reader, &rep->reader, err);
 	if (rc)
 		return rc;
 	created = o->created;

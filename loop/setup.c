@@ -22,30 +22,20 @@
 #include "devspec.h"
 #include "fsident.h"
 #include "loop.h"
+#include "initramfs-conf.h"
 #include "trace-engine.h"
 
 #ifndef BP_SBINDIR
 #define BP_SBINDIR "/usr/sbin"
 #endif
-/*
- * Where initramfs-tools and dracut look for hooks, whatever bootpack's
- * prefix: a hook anywhere else (a /usr/local install) is never run.
- */
-static const char *const initramfs_tools_dirs[] = {
-	"/usr/share/initramfs-tools", "/etc/initramfs-tools",
-};
-static const char *const dracut_dirs[] = {
-	"/usr/lib/dracut/modules.d", "/lib/dracut/modules.d",
-};
 #ifndef BP_SYSTEMDUNITDIR
 #define BP_SYSTEMDUNITDIR "/usr/lib/systemd/system"
 #endif
 
 #define GRUB_SNIPPET "/etc/default/grub.d/bootpack.cfg"
 #define DPKG_HOOK "/etc/dpkg/dpkg.cfg.d/bootpack"
-#define DRACUT_CONF "/etc/dracut.conf.d/bootpack.conf"
-#define IT_CONFDIR "/etc/initramfs-tools"
-#define IT_CONF IT_CONFDIR "/conf.d/bootpack"
+#define DRACUT_CONF BP_DRACUT_CONF
+#define IT_CONF BP_IT_CONF
 #define OWN_MARK "# Written by 'bootpack setup'"
 #define TRACE_DROPIN_DIR "/etc/systemd/system/bootpack-trace-stop.service.d"
 #define TRACE_DROPIN TRACE_DROPIN_DIR "/bootpack-setup.conf"
@@ -377,20 +367,6 @@ out:
 	return ret;
 }
 
-/* Does rel exist under one of dirs in root? */
-static int in_dirs(const char *root, const char *const *dirs, size_t n, const char *rel)
-{
-	char p[PATH_MAX];
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		snprintf(p, sizeof(p), "%s%s", dirs[i], rel);
-		if (exists(root, p))
-			return 1;
-	}
-	return 0;
-}
-
 static errcode_t find_unit(const char *root, const char *name, char *inpath, size_t len)
 {
 	unsigned int i;
@@ -422,46 +398,64 @@ static int own_or_absent(const char *root, const char *rel)
 	return strcmp(head, OWN_MARK) == 0;
 }
 
-/*
- * The value of the last BOOTPACK= line of path that has one, as the hook
- * reads it (boot/initramfs-tools/hooks/bootpack: the last such line of a
- * file; an empty value leaves what was before): 1 set into val, 0 not set.
- */
-static int it_conf_value(const char *path, char *val, size_t len)
+/* The tree under root, for the initramfs tools' rule (initramfs-conf.h). */
+static errcode_t tree_read(void *ctx, const char *path, char *buf, size_t len)
 {
-	char line[1024], last[64] = "", *p;
-	int found = 0;
+	char p[PATH_MAX];
+	struct stat sb;
+	size_t n;
 	FILE *fp;
 
-	fp = fopen(path, "re");
+	bp_loop_path(ctx, path, p, sizeof(p));
+	fp = fopen(p, "re");
 	if (!fp)
-		return 0;
-	while (fgets(line, sizeof(line), fp)) {
-		p = line + strspn(line, " \t");
-		if (strncmp(p, "BOOTPACK=", 9))
-			continue;
-		p += 9;
-		if (*p == '"' || *p == '\'')
-			p++;
-		snprintf(last, sizeof(last), "%.*s", (int)strspn(p, "abcdefghijklmnopqrstuvwxyz"
-			 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"), p);
-		found = 1;
+		return errno;
+	if (fstat(fileno(fp), &sb) || !S_ISREG(sb.st_mode)) {
+		fclose(fp);
+		return EISDIR;
 	}
+	n = fread(buf, 1, len - 1, fp);
+	buf[n] = '\0';
 	fclose(fp);
-	if (!found || !last[0])
-		return 0;
-	snprintf(val, len, "%s", last);
-	return 1;
+	return 0;
 }
 
-static int conf_file(const struct dirent *d)
+static errcode_t tree_list(void *ctx, const char *path, int (*add)(void *arg, const char *name),
+			   void *arg)
 {
-	return d->d_name[0] != '.';
+	char p[PATH_MAX];
+	struct dirent *d;
+	errcode_t rc = 0;
+	DIR *dir;
+
+	bp_loop_path(ctx, path, p, sizeof(p));
+	dir = opendir(p);
+	if (!dir)
+		return errno;
+	while (!rc && (d = readdir(dir)))
+		if (strcmp(d->d_name, ".") && strcmp(d->d_name, ".."))
+			rc = add(arg, d->d_name);
+	closedir(dir);
+	return rc;
 }
 
-static int says_yes(const char *v)
+static int tree_exists(void *ctx, const char *path)
 {
-	return !strcmp(v, "y") || !strcmp(v, "Y") || !strcmp(v, "yes") || !strcmp(v, "1");
+	return exists(ctx, path);
+}
+
+/* root as the rule reads it; own_path: setup's file, read as what it writes (NULL: as it is). */
+static void tree_of(const struct bp_setup_opts *o, const char *own_path, const char *own_text,
+		    struct bp_conf_tree *t)
+{
+	*t = (struct bp_conf_tree){
+		.read = tree_read,
+		.list = tree_list,
+		.exists = tree_exists,
+		.ctx = (void *)o->root,
+		.own_path = own_path,
+		.own_text = own_text,
+	};
 }
 
 /*
@@ -470,73 +464,38 @@ static int says_yes(const char *v)
  * them. Setup's own conf.d/bootpack (there or to be written) counts as the
  * BOOTPACK=y it writes; a conf.d/bootpack of the user's is kept as it is.
  */
-static void choose_it(const struct bp_setup_opts *o, struct bp_setup_check *c)
+static errcode_t choose_it(const struct bp_setup_opts *o, struct bp_setup_check *c)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 256], val[64] = "n", from[PATH_MAX + 256] = "";
-	char mine[PATH_MAX];
-	int own = own_or_absent(o->root, IT_CONF), mine_done = !own, i, n;
-	struct dirent **names = NULL;
+	char val[64], from[PATH_MAX + 256], rfrom[PATH_MAX + 256], mine[PATH_MAX];
+	int own = own_or_absent(o->root, IT_CONF), yes;
+	struct bp_conf_tree t;
+	errcode_t rc;
 
 	bp_loop_path(o->root, IT_CONF, mine, sizeof(mine));
-	bp_loop_path(o->root, IT_CONFDIR "/initramfs.conf", path, sizeof(path));
-	if (it_conf_value(path, val, sizeof(val)))
-		snprintf(from, sizeof(from), "%s", path);
-	bp_loop_path(o->root, IT_CONFDIR "/conf.d", dir, sizeof(dir));
-	n = scandir(dir, &names, conf_file, alphasort);
-	for (i = 0; i < n; i++) {
-		if (!mine_done && strcmp(names[i]->d_name, "bootpack") >= 0) {
-			snprintf(val, sizeof(val), "y");
-			snprintf(from, sizeof(from), "%s", mine);
-			mine_done = 1;
-		}
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
-		if (!(own && !strcmp(names[i]->d_name, "bootpack")) &&
-		    it_conf_value(path, val, sizeof(val)))
-			snprintf(from, sizeof(from), "%s", path);
-		free(names[i]);
-	}
-	free(names);
-	if (!mine_done) {
-		snprintf(val, sizeof(val), "y");
-		snprintf(from, sizeof(from), "%s", mine);
-	}
-	if (says_yes(val)) {
+	tree_of(o, own ? IT_CONF : NULL, "BOOTPACK=y\n", &t);
+	rc = bp_conf_it_reader(&t, &yes, val, sizeof(val), from, sizeof(from));
+	if (rc)
+		return rc;
+	if (from[0])
+		bp_loop_path(o->root, from, rfrom, sizeof(rfrom));
+	else
+		rfrom[0] = '\0';
+	if (yes) {
 		c->reader = BP_READER_AT_INITRAMFS;
 		if (own)
 			snprintf(c->reader_conf, sizeof(c->reader_conf), "%s", IT_CONF);
-		snprintf(c->reader_why, sizeof(c->reader_why), "BOOTPACK=%s in %s%s", val, from,
-			 own && !strcmp(from, mine) ? " (written by bootpack setup)" : "");
-		return;
+		snprintf(c->reader_why, sizeof(c->reader_why), "BOOTPACK=%s in %s%s", val, rfrom,
+			 own && !strcmp(from, IT_CONF) ? " (written by bootpack setup)" : "");
+		return 0;
 	}
 	c->reader = BP_READER_AT_SERVICE;
 	if (from[0])
 		snprintf(c->reader_why, sizeof(c->reader_why), "%s says BOOTPACK=%s: kept, the "
-			 "reader runs as " BP_SETUP_READER_UNIT, from, val);
+			 "reader runs as " BP_SETUP_READER_UNIT, rfrom, val);
 	else
 		snprintf(c->reader_why, sizeof(c->reader_why), "%s is not bootpack setup's and "
 			 "says no BOOTPACK=y: kept, the reader runs as " BP_SETUP_READER_UNIT, mine);
-}
-
-/* Does a line of path ask for (add, or omit: key) the dracut module bootpack? */
-static int dracut_says(const char *path, const char *key)
-{
-	char line[1024];
-	int hit = 0;
-	FILE *fp;
-
-	fp = fopen(path, "re");
-	if (!fp)
-		return 0;
-	while (!hit && fgets(line, sizeof(line), fp)) {
-		char *p = line + strspn(line, " \t"), *w;
-
-		if (strncmp(p, key, strlen(key)))
-			continue;
-		for (w = strstr(p, "bootpack"); w && !hit; w = strstr(w + 1, "bootpack"))
-			hit = strchr(" \t\"'=", w[-1]) && strchr(" \t\"'\n", w[8]);
-	}
-	fclose(fp);
-	return hit;
+	return 0;
 }
 
 /*
@@ -544,63 +503,64 @@ static int dracut_says(const char *path, const char *key)
  * be written), or by a bootpack.conf of the user's that adds it; an
  * omit_dracutmodules of it in dracut.conf or dracut.conf.d wins.
  */
-static void choose_dracut(const struct bp_setup_opts *o, struct bp_setup_check *c)
+static errcode_t choose_dracut(const struct bp_setup_opts *o, struct bp_setup_check *c)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 256], mine[PATH_MAX];
-	int own = own_or_absent(o->root, DRACUT_CONF), i, n;
-	struct dirent **names = NULL;
+	char from[PATH_MAX + 256], path[PATH_MAX + 256], mine[PATH_MAX];
+	int own = own_or_absent(o->root, DRACUT_CONF);
+	enum bp_conf_dracut says;
+	struct bp_conf_tree t;
+	errcode_t rc;
 
 	bp_loop_path(o->root, DRACUT_CONF, mine, sizeof(mine));
-	bp_loop_path(o->root, "/etc/dracut.conf", path, sizeof(path));
-	if (dracut_says(path, "omit_dracutmodules"))
-		goto omitted;
-	bp_loop_path(o->root, "/etc/dracut.conf.d", dir, sizeof(dir));
-	n = scandir(dir, &names, conf_file, alphasort);
-	for (i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
-		free(names[i]);
-		if (strcmp(path, mine) && dracut_says(path, "omit_dracutmodules")) {
-			for (i++; i < n; i++)
-				free(names[i]);
-			free(names);
-			goto omitted;
-		}
+	tree_of(o, own ? DRACUT_CONF : NULL, "add_dracutmodules+=\" bootpack \"\n", &t);
+	rc = bp_conf_dracut_reader(&t, &says, from, sizeof(from));
+	if (rc)
+		return rc;
+	if (says == BP_CONF_DRACUT_OMITTED) {
+		c->reader = BP_READER_AT_SERVICE;
+		bp_loop_path(o->root, from, path, sizeof(path));
+		snprintf(c->reader_why, sizeof(c->reader_why), "%s omits the module bootpack: "
+			 "kept, the reader runs as " BP_SETUP_READER_UNIT, path);
+		return 0;
 	}
-	free(names);
-	if (!own && !dracut_says(mine, "add_dracutmodules")) {
+	if (says == BP_CONF_DRACUT_NOT_ASKED) {
 		c->reader = BP_READER_AT_SERVICE;
 		snprintf(c->reader_why, sizeof(c->reader_why), "%s is not bootpack setup's and "
 			 "does not add the module: kept, the reader runs as " BP_SETUP_READER_UNIT,
 			 mine);
-		return;
+		return 0;
 	}
 	c->reader = BP_READER_AT_INITRAMFS;
 	if (own)
 		snprintf(c->reader_conf, sizeof(c->reader_conf), "%s", DRACUT_CONF);
 	snprintf(c->reader_why, sizeof(c->reader_why), "add_dracutmodules+=\" bootpack \" in %s%s",
 		 mine, own ? " (written by bootpack setup)" : "");
-	return;
-omitted:
-	c->reader = BP_READER_AT_SERVICE;
-	snprintf(c->reader_why, sizeof(c->reader_why), "%s omits the module bootpack: kept, the "
-		 "reader runs as " BP_SETUP_READER_UNIT, path);
+	return 0;
 }
 
-static void choose_reader(const struct bp_setup_opts *o, struct bp_setup_check *c)
+static errcode_t choose_reader(const struct bp_setup_opts *o, struct bp_setup_check *c,
+			       struct bp_err *err)
 {
+	errcode_t rc = 0;
+
 	c->reader = BP_READER_AT_SERVICE;
 	c->reader_conf[0] = '\0';
 	if (o->reader == BP_READER_AT_SERVICE)
 		snprintf(c->reader_why, sizeof(c->reader_why), "asked for (--reader service)");
 	else if (c->initramfs_tools)
-		choose_it(o, c);
+		rc = choose_it(o, c);
 	else
-		choose_dracut(o, c);
+		rc = choose_dracut(o, c);
+	if (rc)
+		return bp_err_set(err, rc, "%s: cannot read the initramfs configuration: %s",
+				  o->root, strerror((int)rc));
+	return 0;
 }
 
 errcode_t bp_setup_check(const struct bp_setup_opts *o, struct bp_setup_check *c,
 			 struct bp_err *err)
 {
+	struct bp_conf_tree t;
 	char p[PATH_MAX];
 	unsigned int i;
 	errcode_t ret;
@@ -619,23 +579,23 @@ errcode_t bp_setup_check(const struct bp_setup_opts *o, struct bp_setup_check *c
 	if (!exists(o->root, "/lib/systemd/systemd") && !exists(o->root, "/usr/lib/systemd/systemd"))
 		return bp_err_set(err, ENOENT, "%s: no systemd: the trace and loop units need it",
 				  o->root);
+	tree_of(o, NULL, NULL, &t);
 	c->initramfs_tools = exists(o->root, "/usr/sbin/update-initramfs") &&
-			     in_dirs(o->root, initramfs_tools_dirs, ARRAY_SIZE(initramfs_tools_dirs),
-				     "/scripts/local-premount/bootpack") &&
-			     in_dirs(o->root, initramfs_tools_dirs, ARRAY_SIZE(initramfs_tools_dirs),
-				     "/hooks/bootpack");
+			     bp_conf_in_tool_dirs(&t, 0, "/scripts/local-premount/bootpack") &&
+			     bp_conf_in_tool_dirs(&t, 0, "/hooks/bootpack");
 	c->dracut = exists(o->root, "/usr/bin/dracut") &&
-		    in_dirs(o->root, dracut_dirs, ARRAY_SIZE(dracut_dirs),
-			    "/90bootpack/bootpack-relayout.sh");
+		    bp_conf_in_tool_dirs(&t, 1, "/90bootpack/bootpack-relayout.sh");
 	if (!c->initramfs_tools && !c->dracut)
 		return bp_err_set(err, ENOENT, "%s: neither initramfs-tools nor dracut with "
 				  "bootpack's relayout hook where they look (%s/hooks and "
 				  "scripts/local-premount, %s/90bootpack): the relayout of boot 2 "
 				  "runs in the initramfs; install initramfs-tools (or dracut) and "
 				  "bootpack (configure --with-initramfstoolsdir, "
-				  "--with-dracutmoduledir)", o->root, initramfs_tools_dirs[0],
-				  dracut_dirs[0]);
-	choose_reader(o, c);
+				  "--with-dracutmoduledir)", o->root, "/usr/share/initramfs-tools",
+				  "/usr/lib/dracut/modules.d");
+	ret = choose_reader(o, c, err);
+	if (ret)
+		return ret;
 	c->grub = exists(o->root, "/usr/sbin/update-grub") || exists(o->root, "/etc/default/grub");
 	/* the machine that boots: this one, or the one --memory describes */
 	c->mem_bytes = o->mem_bytes;
