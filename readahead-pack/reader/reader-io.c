@@ -40,16 +40,6 @@ static void free_ctx(struct rctx *c)
 		close(c->rootfd);
 }
 
-static uint64_t cpu_ms(void)
-{
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_SELF, &ru) < 0)
-		return 0;
-	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
-	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
-}
-
 int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 		  struct bp_reader_stats *st, const char **why)
 {
@@ -59,7 +49,7 @@ int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 	struct rlimit rl;
 	struct stat rst;
 	uint8_t uuid[16];
-	uint64_t mem, cpu0;
+	uint64_t mem, cpu0, cpu = 0;
 	int uuid_checked = 0, rc = 0;
 
 	memset(st, 0, sizeof(*st));
@@ -67,7 +57,7 @@ int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 	c.o = o;
 	c.st = st;
 	c.t0 = bp_reader_now_ms();
-	cpu0 = cpu_ms();
+	cpu0 = bp_reader_cpu_ms();
 	c.compat = in->feature_compat;
 	c.have_openat2 = 1;
 	c.nullfd = -1;
@@ -166,8 +156,20 @@ int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 		}
 		st->meta_gap = c.gap;
 	}
-	if (o->ready)
+	if (o->ready) {
+		pid_t pid = getpid();
+		uint64_t before = bp_reader_cpu_ms();
+
 		o->ready();
+		if (getpid() != pid) {
+			/*
+			 * --background forked: the child's CPU time started
+			 * again from 0; its run is what came before, plus its own
+			 */
+			cpu = bp_reader_ms_between(cpu0, before);
+			cpu0 = 0;
+		}
+	}
 	if (o->method == BP_READ_URING) {
 		int r = bp_uring_open(&c.u, URING_ENTRIES, BP_READER_CHUNK);
 
@@ -201,7 +203,7 @@ int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 	}
 out:
 	free_ctx(&c);
-	st->elapsed_ms = bp_reader_now_ms() - c.t0;
-	st->cpu_ms = cpu_ms() - cpu0;
+	st->elapsed_ms = bp_reader_ms_between(c.t0, bp_reader_now_ms());
+	st->cpu_ms = cpu + bp_reader_ms_between(cpu0, bp_reader_cpu_ms());
 	return rc;
 }

@@ -131,7 +131,8 @@ struct bp_reader_stats {
 	uint64_t refetched;	/* bytes not resident after an asynchronous pass, read again */
 	uint64_t budget;	/* effective budget in bytes */
 	uint64_t elapsed_ms;
-	uint64_t cpu_ms;	/* CPU time of the run (user + system, getrusage(2)) */
+	uint64_t cpu_ms;	/* CPU time of the run (user + system, getrusage(2)); with a
+				 * forking ready(): the caller's before it, the child's after */
 	int meta_skipped;	/* 1: metadata ranges not read (no device), see why_meta */
 	const char *why_meta;
 	char meta_dev[96];	/* how the device node was found, when read */
@@ -149,6 +150,9 @@ int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 
 /* reader-sys.c */
 uint64_t bp_reader_now_ms(void);
+uint64_t bp_reader_cpu_ms(void);	/* this process's CPU time (getrusage(2)), 0 if unknown */
+/* end - start, 0 if end is before start (a clock restarted: the child of a fork) */
+uint64_t bp_reader_ms_between(uint64_t start, uint64_t end);
 uint64_t bp_reader_page_size(void);	/* sysconf(_SC_PAGESIZE), 4096 if it cannot say */
 int bp_reader_mem_available(uint64_t *bytes);	/* MemAvailable, else sysinfo(2) */
 uint64_t bp_reader_scale_budget(uint64_t want, uint64_t mem_available);

@@ -117,6 +117,7 @@ exit \$rc
 SH
 chmod 755 "$BP_TMPDIR/reader"
 sed -e "s|@bpstatedir@|/var/lib/bootpack|g" -e "s|/sbin/bootpack-read|$BP_TMPDIR/reader|g" \
+	-e "s|/run/bootpack|$run|g" \
 	"$top_srcdir/boot/initramfs-tools/scripts/init-bottom/bootpack.in" >"$BP_TMPDIR/init-bottom"
 # init_bottom: 0 if the script ran the reader; its last exit status in $reader_rc
 init_bottom() {
