@@ -16,6 +16,7 @@
 #include "image.h"
 #include "jsonwrt.h"
 #include "log.h"
+#include "loop.h"
 #include "signals.h"
 #include "strutils.h"
 
@@ -119,7 +120,7 @@ static void print_json(const struct bp_image_opts *o, const struct bp_image_repo
 	bp_json_u64(&j, "pack_entries", r->inst.pack_entries);
 	bp_json_string(&j, "unit", r->inst.unit);
 	bp_json_string(&j, "unit_link", r->inst.unit_link);
-	bp_json_string(&j, "reader", bp_reader_at_name(r->inst.reader.at));
+	bp_json_string(&j, "reader", bp_image_reader_name(r->inst.reader.at));
 	bp_json_string(&j, "reader_why", r->inst.reader.why);
 	bp_json_string(&j, "initramfs_tool", r->inst.reader.tool);
 	bp_json_string(&j, "unit_disabled", r->inst.reader.disabled);
@@ -174,7 +175,7 @@ static void print_text(const struct bp_image_opts *o, const struct bp_image_repo
 	printf("pack: %s inside the image, %llu entries, %s\n", r->inst.pack_path,
 	       (unsigned long long)r->inst.pack_entries,
 	       bp_size_human(r->inst.pack_bytes, sz, sizeof(sz)));
-	if (r->inst.reader.at == BP_READER_AT_INITRAMFS) {
+	if (r->inst.reader.at == BP_IMAGE_READER_INITRAMFS) {
 		printf("reader: in the image's initramfs (%s), not %s\n", r->inst.reader.why,
 		       BP_SETUP_READER_UNIT);
 		if (r->inst.reader.disabled[0])
