@@ -17,6 +17,7 @@
 #include "image.h"
 #include "jsonwrt.h"
 #include "log.h"
+#include "loop.h"
 #include "signals.h"
 #include "strutils.h"
 
@@ -214,7 +215,7 @@ static void print_json(const struct bp_image_opts *o, const struct bp_image_repo
 	json_budget(&j, o, r);
 	bp_json_string(&j, "unit", r->inst.unit);
 	bp_json_string(&j, "unit_link", r->inst.unit_link);
-	bp_json_string(&j, "reader", bp_reader_at_name(r->inst.reader.at));
+	bp_json_string(&j, "reader", bp_image_reader_name(r->inst.reader.at));
 	bp_json_string(&j, "reader_why", r->inst.reader.why);
 	bp_json_string(&j, "initramfs_tool", r->inst.reader.tool);
 	bp_json_string(&j, "unit_disabled", r->inst.reader.disabled);
@@ -270,7 +271,7 @@ static void print_text(const struct bp_image_opts *o, const struct bp_image_repo
 	       (unsigned long long)r->inst.pack_entries,
 	       bp_size_human(r->inst.pack_bytes, sz, sizeof(sz)));
 	print_budget(o, r);
-	if (r->inst.reader.at == BP_READER_AT_INITRAMFS) {
+	if (r->inst.reader.at == BP_IMAGE_READER_INITRAMFS) {
 		printf("reader: in the image's initramfs (%s), not %s\n", r->inst.reader.why,
 		       BP_SETUP_READER_UNIT);
 		if (r->inst.reader.disabled[0])

@@ -18,7 +18,6 @@
 
 #include "bperr.h"
 #include "fsident.h"
-#include "loop.h"
 #include "pack-budget.h"
 #include "relayout.h"
 #include "tracefile.h"
@@ -97,17 +96,19 @@ errcode_t bp_fsw_remove(ext2_filsys fs, const char *path, int *removed, struct b
 
 /* ---- reader.c: where bootpack-read starts in the image -------------------- */
 
-/* --reader: what the image must have (auto: whatever it has). */
-enum bp_image_reader_ask {
+/* Where the reader starts: --reader (auto: what the image has), or what it has. */
+enum bp_image_reader_at {
 	BP_IMAGE_READER_AUTO = 0,
 	BP_IMAGE_READER_SERVICE,
 	BP_IMAGE_READER_INITRAMFS,
 };
 
-const char *bp_image_reader_ask_name(enum bp_image_reader_ask a);
+/* "auto", "service", "initramfs" */
+const char *bp_image_reader_name(enum bp_image_reader_at a);
 
 struct bp_image_reader {
-	enum bp_reader_at at;	/* the initramfs reads the pack, or bootpack-read.service */
+	enum bp_image_reader_at at;	/* the initramfs reads the pack (INITRAMFS), or
+					   bootpack-read.service (SERVICE) */
 	char tool[16];		/* "initramfs-tools", "dracut": installed with bootpack's
 				   reader hook; "" neither */
 	char conf[64];		/* the opt-in file of that tool (bootpack setup's) */
@@ -129,7 +130,7 @@ errcode_t bp_image_reader_find(ext2_filsys fs, struct bp_image_reader *r, struct
  * the file to write, or the line to take out, before the initramfs is
  * built) when it is not what ask requires.
  */
-errcode_t bp_image_reader_check(const struct bp_fsloc *loc, enum bp_image_reader_ask ask,
+errcode_t bp_image_reader_check(const struct bp_fsloc *loc, enum bp_image_reader_at ask,
 				struct bp_image_reader *r, struct bp_err *err);
 
 /* ---- install.c: the reader's start inside the image ----------------------- */
@@ -232,7 +233,7 @@ struct bp_image_opts {
 	unsigned int timeout_s;
 	const char *undo_file;		/* the relayout's undo file; NULL: none */
 	const char *undo_install;	/* the pack and unit writes' undo file; NULL: none */
-	enum bp_image_reader_ask reader;	/* --reader */
+	enum bp_image_reader_at reader;	/* --reader */
 	uint64_t chunk_bytes;		/* align the region to it; 0: no alignment */
 	int64_t created;		/* time written into the image (pack, inodes, superblock);
 					   0: the root filesystem's last write time (reproducible) */

@@ -95,7 +95,7 @@ static int fs_exists(void *ctx, const char *path)
 
 /* ---- the choice ------------------------------------------------------------ */
 
-const char *bp_image_reader_ask_name(enum bp_image_reader_ask a)
+const char *bp_image_reader_name(enum bp_image_reader_at a)
 {
 	return a == BP_IMAGE_READER_INITRAMFS ? "initramfs" :
 	       a == BP_IMAGE_READER_SERVICE ? "service" : "auto";
@@ -112,7 +112,7 @@ errcode_t bp_image_reader_find(ext2_filsys fs, struct bp_image_reader *r, struct
 	int yes;
 
 	memset(r, 0, sizeof(*r));
-	r->at = BP_READER_AT_SERVICE;
+	r->at = BP_IMAGE_READER_SERVICE;
 	/* The tool and bootpack's reader hook in it, as bootpack setup looks for them. */
 	if (bp_fsw_exists(fs, "/usr/sbin/update-initramfs") &&
 	    bp_conf_in_tool_dirs(&t, 0, "/hooks/bootpack") &&
@@ -124,7 +124,7 @@ errcode_t bp_image_reader_find(ext2_filsys fs, struct bp_image_reader *r, struct
 			return bp_err_set(err, rc, "while reading the image's initramfs-tools "
 					  "configuration: %s", strerror((int)rc));
 		if (yes)
-			r->at = BP_READER_AT_INITRAMFS;
+			r->at = BP_IMAGE_READER_INITRAMFS;
 		if (from[0])
 			snprintf(r->why, sizeof(r->why), "BOOTPACK=%s in %s", val, from);
 		else
@@ -142,7 +142,7 @@ errcode_t bp_image_reader_find(ext2_filsys fs, struct bp_image_reader *r, struct
 			return bp_err_set(err, rc, "while reading the dracut configuration of the "
 					  "image: %s", strerror((int)rc));
 		if (says == BP_CONF_DRACUT_ASKED) {
-			r->at = BP_READER_AT_INITRAMFS;
+			r->at = BP_IMAGE_READER_INITRAMFS;
 			snprintf(r->why, sizeof(r->why), "add_dracutmodules+=\" bootpack \" in %s",
 				 from);
 		} else if (says == BP_CONF_DRACUT_OMITTED) {
@@ -158,7 +158,7 @@ errcode_t bp_image_reader_find(ext2_filsys fs, struct bp_image_reader *r, struct
 	return 0;
 }
 
-errcode_t bp_image_reader_check(const struct bp_fsloc *loc, enum bp_image_reader_ask ask,
+errcode_t bp_image_reader_check(const struct bp_fsloc *loc, enum bp_image_reader_at ask,
 				struct bp_image_reader *r, struct bp_err *err)
 {
 	ext2_filsys fs = NULL;
@@ -171,7 +171,7 @@ errcode_t bp_image_reader_check(const struct bp_fsloc *loc, enum bp_image_reader
 	ext2fs_close_free(&fs);
 	if (rc)
 		return rc;
-	if (ask == BP_IMAGE_READER_INITRAMFS && r->at != BP_READER_AT_INITRAMFS) {
+	if (ask == BP_IMAGE_READER_INITRAMFS && r->at != BP_IMAGE_READER_INITRAMFS) {
 		if (!r->tool[0])
 			return bp_err_set(err, BP_ET_UNSUPPORTED, "%s: --reader initramfs, but %s: "
 					  "install initramfs-tools (or dracut) and the bootpack "
@@ -185,7 +185,7 @@ errcode_t bp_image_reader_check(const struct bp_fsloc *loc, enum bp_image_reader
 				  !strcmp(r->tool, "dracut") ? "add_dracutmodules+=\" bootpack \"" :
 				  "BOOTPACK=y", r->conf);
 	}
-	if (ask == BP_IMAGE_READER_SERVICE && r->at != BP_READER_AT_SERVICE)
+	if (ask == BP_IMAGE_READER_SERVICE && r->at != BP_IMAGE_READER_SERVICE)
 		return bp_err_set(err, BP_ET_UNSUPPORTED, "%s: --reader service, but the image's "
 				  "initramfs reads the pack (%s) and the pack would be read twice: "
 				  "take that line out before the initramfs is built, or leave "
@@ -205,7 +205,7 @@ errcode_t bp_image_reader_start(ext2_filsys fs, struct bp_image_install *out, st
 		return rc;
 	snprintf(dir, sizeof(dir), "/etc/systemd/system/%s", wants);
 	snprintf(out->unit_link, sizeof(out->unit_link), "%s/%s", dir, BP_SETUP_READER_UNIT);
-	if (out->reader.at == BP_READER_AT_INITRAMFS) {
+	if (out->reader.at == BP_IMAGE_READER_INITRAMFS) {
 		/* as the package left it enabled: the initramfs reads the pack, not twice */
 		rc = bp_fsw_remove(fs, out->unit_link, &gone, err);
 		if (!rc && gone)
