@@ -335,8 +335,18 @@ report() {
 	local c
 	for c in "$run"/*/bootpack-*/block.txt.console.log; do
 		[ -f "$c" ] || continue
-		if grep -aqi 'bootpack.*\(relayout\|tracing\|trace saved\)' "$c"; then
+		# what the loop prints when it traces or relays out (relayout-root.sh's
+		# messages, the loop's unit started, a trace command line), not
+		# systemd's line about a unit it skipped
+		if grep -av 'skipped because of an unmet condition' "$c" |
+			grep -aqi 'bootpack: \(relayout of\|relaying out\|checking .* before the relayout\)\|Started bootpack-loop\|bootpack=trace\|trace saved'; then
 			echo "FAIL: a trace or relayout on the booted machine: $c" >> "$run/report.md"
+			fail=1
+		fi
+		# the image's initramfs reads the pack: the unit must not read it again
+		# (its lines come through the journal as "bootpack-read[PID]:")
+		if grep -aq 'bootpack-read\[[0-9]*\]: [0-9]* bytes' "$c"; then
+			echo "FAIL: the pack was read twice (bootpack-read.service too): $c" >> "$run/report.md"
 			fail=1
 		fi
 	done

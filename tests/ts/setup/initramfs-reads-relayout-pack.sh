@@ -69,7 +69,7 @@ evict() {
 # given ("" when it was not started). Waits for the reading child's end.
 initramfs() {
 	local n
-	rm -f "$BP_TMPDIR/reader.calls"
+	rm -f "$BP_TMPDIR/reader.calls" "$run/read-in-initramfs"
 	evict
 	case $1 in
 	tools) rootmnt=$ROOT sh "$BP_TMPDIR/init-bottom" || bp_fail "init-bottom failed the boot" ;;
@@ -95,9 +95,17 @@ expect() {
 	[ "$3" = a ] && other=b
 	initramfs "$1"
 	[ "$read" = "$2" ] || bp_fail "$1, $4: the reader was given '$read', not $2"
+	[ -e "$run/read-in-initramfs" ] ||
+		bp_fail "$1, $4: no $run/read-in-initramfs: bootpack-read.service would read the pack again"
 	all_resident "$3" || bp_fail "$1, $4: /usr/lib/x/$3 (in $2) was not read"
 	! resident $other || bp_fail "$1, $4: /usr/lib/x/$other (not in $2) was read"
 }
+
+# the unit skips a boot whose initramfs read the pack (the marker's path,
+# as the scripts write it)
+grep -qx 'ConditionPathExists=!/run/bootpack/read-in-initramfs' \
+	"$top_srcdir/boot/bootpack-read.service.in" ||
+	bp_fail "bootpack-read.service does not skip a boot whose initramfs read the pack"
 
 bp_cache_hold
 for how in tools dracut; do
@@ -123,6 +131,7 @@ for how in tools dracut; do
 	touch "$statedir/control-boot"
 	initramfs $how
 	[ -z "$read" ] || bp_fail "$how: the reader ran on a control boot"
+	[ ! -e "$run/read-in-initramfs" ] || bp_fail "$how: a control boot says the initramfs read"
 	! resident a && ! resident b || bp_fail "$how: a control boot read"
 	rm "$statedir/control-boot"
 done
