@@ -166,8 +166,13 @@ int bp_reader_run(const struct bp_pack *p, const struct bp_reader_opts *o,
 		}
 		st->meta_gap = c.gap;
 	}
-	if (o->ready)
+	if (o->ready) {
+		pid_t pid = getpid();
+
 		o->ready();
+		if (getpid() != pid)
+			cpu0 = 0;	/* --background's child: its usage starts at the fork */
+	}
 	if (o->method == BP_READ_URING) {
 		int r = bp_uring_open(&c.u, URING_ENTRIES, BP_READER_CHUNK);
 

@@ -139,6 +139,9 @@ pages=0
 for f in "${files[@]}"; do pages=$((pages + ($(stat -c %s "$mnt$f") + 4095) / 4096)); done
 slow_bg --head-start-ms=10000 --in-flight=1G --method=uring
 bp_grep " ${#files[@]} files, 0 skipped" "$log"
+# the child's own CPU time, not one counted from before the fork (an
+# underflow printed 18446744073709551613 ms)
+bp_grep ' [0-9]+ ms \([0-9]{1,6} ms CPU\)' "$log"
 # the child's end, then the command's
 awk '/^exit child$/ { c = NR } /^exit parent$/ { p = NR } END { exit !(c < p) }' <<<"$order" ||
 	bp_fail "--background returned before its reading child ended"
