@@ -7,9 +7,9 @@
 # cgroup v1 blkio or v2 io.max):
 # - a pack of about 2 MiB, smaller than the window, and a 10 s head start:
 #   the stream's signal comes only with the end, so the command exits after
-#   its child, and the packed files are
-#   resident (mincore, from outside) the moment it returns (a return before
-#   the reading, the old --background, fails this);
+#   its child, and the packed files are resident (mincore, from outside)
+#   the moment it returns (a return before the reading, the old
+#   --background, fails this);
 # - a window of 128 KiB and 3 MiB to read (about 3 s), a 10 s head start:
 #   the command exits while the child still reads (a wait for the child's
 #   end or the deadline fails this);
@@ -22,9 +22,9 @@
 # what a shell sees when it gets to look (under ASan on a loaded machine the
 # child could be done before pgrep ran). The residency check allows 1% of
 # the pages missing: a machine may drop a clean page or two of the page
-# cache at any time (this one, a VM with a balloon, drops a page of these
-# 2 MiB every few seconds with no drop_caches and no reclaim counted; a
-# return before the reading leaves nearly all of them missing).
+# cache at any time (this one, a VM, dropped a page of these 2 MiB every
+# 10-60 s, with no drop_caches and no reclaim counted; a return before the
+# reading leaves nearly all of them missing).
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 . "$top_srcdir/tests/ts/reader/reader-lib.sh"
 
