@@ -209,7 +209,8 @@ static errcode_t name_misses(struct ctx *c)
 		if (p[i].owner)
 			v[n++] = (struct named){ p[i].owner, p[i].owner_len, p[i].kind,
 						 p[i].end - p[i].start };
-	qsort(v, n, sizeof(*v), cmp_named);
+	if (n > 1)	/* v is NULL when nothing missed: qsort wants an array */
+		qsort(v, n, sizeof(*v), cmp_named);
 	for (i = 0; i < n; i = k) {
 		struct named s = v[i];
 		struct bp_miss_name *slot;
@@ -250,7 +251,8 @@ static void count_runs(struct ctx *c)
 	size_t i;
 	int any = 0, kany[BP_MK_NR] = { 0 };
 
-	qsort(p, c->miss.n, sizeof(*p), cmp_piece);
+	if (c->miss.n > 1)
+		qsort(p, c->miss.n, sizeof(*p), cmp_piece);
 	for (i = 0; i < c->miss.n; i++) {
 		struct bp_miss_count *k = &c->m->kind[p[i].kind];
 		uint64_t ps = p[i].start / PAGE * PAGE, pe = (p[i].end + PAGE - 1) / PAGE * PAGE;

@@ -6,22 +6,32 @@
 # On a disk slowed to 1 MiB/s (block throttling in a cgroup of our own,
 # cgroup v1 blkio or v2 io.max):
 # - a pack of about 2 MiB, smaller than the window, and a 10 s head start:
-#   the stream's signal comes only with the end, so every packed file is
-#   resident (mincore, from outside) the moment the command returns (a
-#   return before the reading, the old --background, fails this);
+#   the stream's signal comes only with the end, so the command exits after
+#   its child, and the packed files are resident (mincore, from outside)
+#   the moment it returns (a return before the reading, the old
+#   --background, fails this);
 # - a window of 128 KiB and 3 MiB to read (about 3 s), a 10 s head start:
-#   the command returns while the child still reads (a wait for the child's
+#   the command exits while the child still reads (a wait for the child's
 #   end or the deadline fails this);
 # - slowed, --head-start-ms=300 and the child stopped at --max-ms=2000: the
-#   command returns while the child still reads (the head start is a
+#   command exits while the child still reads (the head start is a
 #   deadline, never a wait for the disk).
-# Orderings, not timings.
+# Orderings, not timings: "exits before" and "still reads" are the order of
+# the kernel's own events (sched_process_fork/exit of the reader, the loop
+# device's block_rq_complete) in a tracefs instance of this case's own, not
+# what a shell sees when it gets to look (under ASan on a loaded machine the
+# child could be done before pgrep ran). The residency check allows 1% of
+# the pages missing: a machine may drop a clean page or two of the page
+# cache at any time (this one, a VM, dropped a page of these 2 MiB every
+# 10-60 s, with no drop_caches and no reclaim counted; a return before the
+# reading leaves nearly all of them missing).
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 . "$top_srcdir/tests/ts/reader/reader-lib.sh"
 
 bp_require_root
 bp_require_cmd debugfs losetup pgrep
 rd_require_blkio
+tfs=$(bp_tracefs)
 
 img=$(bp_fixture ext4)
 rd_boot_files "$img" all
@@ -49,23 +59,67 @@ child_gone() {
 }
 
 bg_read() {
-	"$READER" --no-exec --background --log=stderr --pack "$pack" --root "$mnt" "$@" \
-		2>>"$log" || bp_fail "bootpack-read --background $* failed"
+	"$READER" --no-exec --background --log=stderr --pack "$pack" --root "$mnt" "$@" 2>>"$log" &
+	echo $! >"$BP_TMPDIR/bg.pid"
+	wait $! || bp_fail "bootpack-read --background $* failed"
 }
 
 rd_slow_cgroup "$loop" 1048576 grp
-# slow_bg OPTION...: read $pack from the slow cgroup; $running, $n: the
-# child running and the files not resident when the command returned
+
+# The kernel's events: the reader's forks and exits, the loop device's
+# completed requests (dev as the block events encode it: major << 20 | minor).
+read -r maj min < <(stat -c '%t %T' "$loop")
+inst=$tfs/instances/bp-test-$$-bg
+mkdir "$inst" || bp_fail "cannot make a tracefs instance"
+bp_on_exit "rmdir '$inst'"
+echo "dev == $(((16#$maj << 20) | 16#$min))" >"$inst/events/block/block_rq_complete/filter"
+echo 'comm ~ "*bootpack-read*"' >"$inst/events/sched/sched_process_exit/filter"
+echo 'parent_comm ~ "*bootpack-read*"' >"$inst/events/sched/sched_process_fork/filter"
+events() {
+	local e
+	for e in block/block_rq_complete sched/sched_process_exit sched/sched_process_fork; do
+		echo "$1" >"$inst/events/$e/enable"
+	done
+}
+bp_on_exit "echo 0 >'$inst/events/enable'"
+
+# slow_bg OPTION...: read $pack from the slow cgroup; $n: the pages of
+# $files not resident when the command returned (of $pages); $order: the
+# kernel's events from the command's fork of the child, one a line, in
+# order: "fork", "exit parent", "exit child", "read" (a request of the
+# device completed)
 slow_bg() {
+	local pid
 	rd_cold "$loop"
 	: >"$log"
+	: >"$inst/trace"
+	events 1
 	(
 		echo $BASHPID >"$grp/cgroup.procs"
 		bg_read "$@"
 	)
-	running=$(child) n=$(rd_not_resident "$mnt" "${files[@]}")
+	n=$(pages_not_resident)
 	child_gone
+	events 0
+	cp "$inst/trace" "$BP_TMPDIR/events"
+	pid=$(cat "$BP_TMPDIR/bg.pid")
+	order=$(awk -v p="$pid" '
+		/ sched_process_fork: / && $0 ~ (" pid=" p " ") { match($0, /child_pid=[0-9]+/)
+			c = substr($0, RSTART + 10, RLENGTH - 10); print "fork"; next }
+		c == "" { next }
+		/ sched_process_exit: / && $0 ~ (" pid=" p " ") { print "exit parent"; next }
+		/ sched_process_exit: / && $0 ~ (" pid=" c " ") { print "exit child"; next }
+		/ block_rq_complete: / { print "read" }' "$BP_TMPDIR/events" | uniq)
 	cat "$log"
+	echo "events (pid $pid): $(echo "$order" | tr '\n' ' ')"
+	[ "${order%%$'\n'*}" = fork ] || bp_fail "no fork of the reading child in the trace"
+	[ "$(grep -c '^exit ' <<<"$order")" = 2 ] || bp_fail "not both exits of the reader in the trace"
+}
+# pages_not_resident: of $files under $mnt; their number in $pages
+pages_not_resident() {
+	"$RD_HELPERS/bp-mincore" -l < <(for f in "${files[@]}"; do
+		printf '%s\t0\t%s\n' "$mnt$f" "$(stat -c %s "$mnt$f")"; done) |
+		awk '{ n += $NF } END { print n + 0 }'
 }
 
 # a pack of files under /usr, about 2 MiB of them (none inline in its
@@ -81,15 +135,31 @@ done
 small=$BP_TMPDIR/small.pack
 rd_make_pack "$img" "$small" "${files[@]}"
 pack=$small
+pages=0
+for f in "${files[@]}"; do pages=$((pages + ($(stat -c %s "$mnt$f") + 4095) / 4096)); done
 slow_bg --head-start-ms=10000 --in-flight=1G --method=uring
-[ "$n" = 0 ] || bp_fail "$n of ${#files[@]} files not resident when --background returned"
 bp_grep " ${#files[@]} files, 0 skipped" "$log"
+# the child's own CPU time, not one counted from before the fork (an
+# underflow printed 18446744073709551613 ms)
+bp_grep ' [0-9]+ ms \([0-9]{1,6} ms CPU\)' "$log"
+# the child's end, then the command's
+awk '/^exit child$/ { c = NR } /^exit parent$/ { p = NR } END { exit !(c < p) }' <<<"$order" ||
+	bp_fail "--background returned before its reading child ended"
+bp_info "$n of $pages pages not resident when --background returned"
+[ $((n * 100)) -le "$pages" ] ||
+	bp_fail "$n of $pages pages of ${#files[@]} files not resident when --background returned"
 files=("${all[@]}") pack=$BP_TMPDIR/pack
 
+# returned_while_reading WHY: the command exited before its child, and the
+# device completed a request of the child's after that
+returned_while_reading() {
+	awk '/^exit parent$/ { p = NR } /^exit child$/ { c = NR } /^read$/ && p && !c { r = 1 }
+		END { exit !(p < c && r) }' <<<"$order" || bp_fail "$1"
+}
 slow_bg --method=uring --in-flight=128K --budget=3M --head-start-ms=10000
-[ -n "$running" ] || bp_fail "--background returned only when the reader was done, not once it streamed"
+returned_while_reading "--background returned only when the reader was done, not once it streamed"
 bp_grep ' 0 errors' "$log"
 
 slow_bg --method=pread --max-ms=2000 --head-start-ms=300
-[ -n "$running" ] || bp_fail "--background with --head-start-ms=300 waited for the slow disk"
+returned_while_reading "--background with --head-start-ms=300 waited for the slow disk"
 bp_grep 'stopped at --max-ms' "$log"

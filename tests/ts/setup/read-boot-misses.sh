@@ -7,11 +7,14 @@
 # inode-table block (debugfs the oracle) besides the first boot's files;
 # misses over the threshold on two boots schedule a relayout. The traced
 # boot being the system's first one (/run/systemd/first-boot) is traced again.
+# The image is read (debugfs, dumpe2fs, mktrace.sh) only with the tree frozen
+# (frozen, below), never beside the kernel's writes to it.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 . "$top_srcdir/tests/ts/setup/tree.sh"
-bp_require_cmd jq
+bp_require_cmd jq fsfreeze
 
 mk_tree
+bp_on_exit "fsfreeze -u '$ROOT'"	# before the umount, should a case end frozen
 mkdir -p "$ROOT/usr/lib/x" "$ROOT/usr/lib/y" "$ROOT/usr/share/z"
 for f in a b c; do
 	head -c 262144 /dev/urandom >"$ROOT/usr/lib/x/$f"
@@ -24,17 +27,41 @@ sd=$ROOT/var/lib/bootpack
 state=$sd/loop
 run=$ROOT/run/bootpack
 phase() { sed -n 's/^phase=//p' "$state"; }
-bs=$(dumpe2fs -h "$img" 2>/dev/null | sed -n 's/^Block size: *//p')
+# frozen CMD...: CMD, a reader of the image file, run with the tree frozen.
+# debugfs reads the image beside the mount, not through it: after a sync the
+# kernel still writes the image when it likes (the journal's commits and
+# checkpoints, an atime, the flusher's writeback of the inode tables,
+# ext4lazyinit's group descriptors), and a read beside such a write can get
+# a block half old, half new (a checksum that does not match, an inode not
+# found). fsfreeze writes back all the mount holds, the journal checkpointed
+# to its place included, and holds every change until CMD is done. CMD must
+# not write to the tree.
+frozen() {
+	local rc=0
+	fsfreeze -f "$ROOT" || bp_fail "fsfreeze -f $ROOT"
+	"$@" || rc=$?
+	fsfreeze -u "$ROOT" || bp_fail "fsfreeze -u $ROOT"
+	return $rc
+}
+bs=$(frozen dumpe2fs -h "$img" 2>/dev/null | sed -n 's/^Block size: *//p')
 # blk PATH: the first block of a directory; imap PATH: its inode's table block
-blk() { debugfs -R "blocks $1" "$img" 2>/dev/null | awk '{print $1}'; }
-imap() { debugfs -R "imap $1" "$img" 2>/dev/null | sed -n 's/.*located at block \([0-9]*\),.*/\1/p'; }
+blk() { frozen debugfs -R "blocks $1" "$img" 2>/dev/null | awk '{print $1}'; }
+imap() { frozen debugfs -R "imap $1" "$img" 2>/dev/null | sed -n 's/.*located at block \([0-9]*\),.*/\1/p'; }
+# mktrace OUT ARGS...: tests/mktrace.sh of the image, frozen, into OUT
+mktrace() {
+	local out=$1
+	shift
+	frozen bash "$top_srcdir/tests/mktrace.sh" "$img" "$BP_TMPDIR/mktrace.out" "$@" ||
+		bp_fail "mktrace.sh $*"
+	cp "$BP_TMPDIR/mktrace.out" "$out"
+}
 
 bp_expect_exit 0 "$BOOTPACK" setup --root "$ROOT"
 [ -L "$ROOT/etc/systemd/system/sysinit.target.wants/bootpack-misses.service" ] ||
 	bp_fail "setup did not enable the recorder's unit"
 
 # the system's first boot is not a boot set: traced again
-bash "$top_srcdir/tests/mktrace.sh" "$img" "$sd/trace" /usr/lib/x/a
+mktrace "$sd/trace" /usr/lib/x/a
 mkdir -p "$ROOT/run/systemd" && touch "$ROOT/run/systemd/first-boot"
 bp_expect_exit 0 "$BOOTPACK" setup --root "$ROOT" --event traced
 [ "$(phase)" = trace ] || bp_fail "phase $(phase) after a first boot's trace"
@@ -42,7 +69,7 @@ bp_expect_exit 0 "$BOOTPACK" setup --root "$ROOT" --event traced
 rm "$ROOT/run/systemd/first-boot"
 
 # boot 1 traced a, b, c; boot 2 relaid out (its pack here made by pack)
-bash "$top_srcdir/tests/mktrace.sh" "$img" "$sd/trace" /usr/lib/x/a /usr/lib/x/b /usr/lib/x/c
+mktrace "$sd/trace" /usr/lib/x/a /usr/lib/x/b /usr/lib/x/c
 bp_expect_exit 0 "$BOOTPACK" setup --root "$ROOT" --event traced
 mkdir -p "$run"
 bp_expect_exit 0 "$BOOTPACK" pack --trace "$sd/trace" -o "$run/pack" "$TREE_DEV"
@@ -57,7 +84,7 @@ jq -e '[.entries[].path] | index("/usr/lib/y/new") == null' "$BP_TMPDIR/p0.json"
 bp_cache_hold
 cat "$ROOT"/usr/lib/x/* >/dev/null
 ydir=$(blk /usr/lib/y)
-bash "$top_srcdir/tests/mktrace.sh" "$img" "$BP_TMPDIR/next" -m "$((ydir * bs)):$bs:5000000" \
+mktrace "$BP_TMPDIR/next" -m "$((ydir * bs)):$bs:5000000" \
 	/usr/lib/x/a /usr/lib/x/b /usr/lib/x/c /usr/lib/y/new
 bp_expect_exit 0 "$BOOTPACK" status --root "$ROOT" --sample --boot-trace "$BP_TMPDIR/next"
 miss=$((100000 + bs)) read=$((786432 + 100000 + bs))
@@ -113,7 +140,7 @@ misboot() {
 		m+=(-m "$((b * bs)):$bs:1000")
 	done < <(for d in 1 2 3; do blk "/srv/$1$d"; done | sort -n)
 	rm -f "$sd/control-boot"	# the loop's control boots count no misses
-	bash "$top_srcdir/tests/mktrace.sh" "$img" "$BP_TMPDIR/$1" "${m[@]}" /usr/lib/x/a \
+	mktrace "$BP_TMPDIR/$1" "${m[@]}" /usr/lib/x/a \
 		"/srv/${1}1/f" "/srv/${1}2/f" "/srv/${1}3/f"
 	bp_expect_exit 0 "$BOOTPACK" status --root "$ROOT" --sample --boot-trace "$BP_TMPDIR/$1"
 }
