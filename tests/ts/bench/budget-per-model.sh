@@ -8,6 +8,8 @@
 # memory; the budget and its term are computed here (awk), and the packed
 # bytes are the stream's requests that fit whole, at most the budget.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
+# shellcheck source=tests/ts/pack/budget-oracle.sh
+. "$top_srcdir/tests/ts/pack/budget-oracle.sh"
 . "$top_srcdir/tests/ts/relayout/rl-functions.sh"
 bp_require_cmd debugfs jq
 
@@ -20,13 +22,7 @@ last_ns=$(awk '/^[MR] /{ if ($4 > m) m = $4 } END { print m }' "$t")
 [ "$last_ns" = 40000000 ] || bp_fail "the trace's last first access is $last_ns"
 
 # want TRACED MEM RATE_BPS: "BUDGET TERM", the rule computed here
-want() {
-	awk -v a="$1" -v m="$2" -v r="$3" -v t="$last_ns" 'BEGIN {
-		b = a; w = "traced"
-		if (int(m / 4) < b) { b = int(m / 4); w = "memory" }
-		d = int(r * t / 1e9); if (d < b) { b = d; w = "disk" }
-		printf "%d %s\n", b, w }'
-}
+want() { bp_budget_want "$1" "$2" "$3" "$last_ns"; }
 
 # check JSON MODEL RATE_BPS MEM TERM: the model's budget as computed here
 check() {

@@ -10,6 +10,8 @@
 # term: everything packed, nothing cut, and at least the trace's own bytes.
 # --budget SIZE still wins; the target inputs without auto are refused.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
+# shellcheck source=tests/ts/pack/budget-oracle.sh
+. "$top_srcdir/tests/ts/pack/budget-oracle.sh"
 . "$top_srcdir/tests/ts/relayout/rl-functions.sh"
 . "$top_srcdir/tests/ts/image/img-functions.sh"
 bp_require_cmd debugfs jq
@@ -23,13 +25,7 @@ last_ns=$(awk '/^[MR] /{ if ($4 > m) m = $4 } END { print m }' "$t")
 traced_min=$(awk '/^R /{ s += $3 } END { print s }' "$t")
 
 # want MEM RATE_BPS TRACED: "BUDGET TERM", the rule computed here
-want() {
-	awk -v m="$1" -v r="$2" -v t="$last_ns" -v a="$3" 'BEGIN {
-		b = a; w = "traced"
-		if (int(m / 4) < b) { b = int(m / 4); w = "memory" }
-		d = int(r * t / 1e9); if (d < b) { b = d; w = "disk" }
-		printf "%d %s\n", b, w }'
-}
+want() { bp_budget_want "$3" "$1" "$2" "$last_ns"; }
 
 # run NAME IMAGE-OPTIONS...: bootpack image on a fresh copy; the pack copied
 # out to $BP_TMPDIR/NAME.pack, --json in NAME.json, dump -J in NAME.dump

@@ -8,6 +8,8 @@
 # trace and the inputs, and the pack is checked with bootpack dump -J, not
 # with the summary's own budget line. --budget SIZE still wins.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
+# shellcheck source=tests/ts/pack/budget-oracle.sh
+. "$top_srcdir/tests/ts/pack/budget-oracle.sh"
 . "$top_srcdir/tests/ts/pack/pack-lib.sh"
 
 bp_require_cmd debugfs jq
@@ -26,13 +28,7 @@ last_ns=$(awk '/^[MR] /{ if ($4 > m) m = $4 } END { print m }' "$BP_TMPDIR/trace
 [ "$last_ns" = 40000000 ] || bp_fail "the trace's last first access is $last_ns"
 
 # want MEM RATE_BPS: the budget and its term, computed here
-want() {
-	awk -v a="$all" -v m="$1" -v r="$2" -v t="$last_ns" 'BEGIN {
-		b = a; w = "traced"
-		if (int(m / 4) < b) { b = int(m / 4); w = "memory" }
-		d = int(r * t / 1e9); if (d < b) { b = d; w = "disk" }
-		printf "%d %s\n", b, w }'
-}
+want() { bp_budget_want "$all" "$1" "$2" "$last_ns"; }
 
 # check NAME MEM RATE_BPS PACK-OPTIONS...: pack, then compare with dump -J
 check() {
