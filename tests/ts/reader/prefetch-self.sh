@@ -4,8 +4,8 @@
 # than page fault by page fault. On a loop-mounted fixture with a 16 KiB
 # readahead window and caches dropped, after 'bootpack-read --version' run
 # from there, every page of the file that the program maps (its ELF LOAD
-# segments, by readelf) is resident (fincore, from outside); left to page
-# faults, about half of them are not.
+# segments, by readelf) is resident (fincore, from outside; 5 % allowed for
+# pages the host drops); left to page faults, about half of them are not.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 . "$top_srcdir/tests/ts/reader/reader-lib.sh"
 
@@ -31,11 +31,19 @@ for _ in 1 2 3; do
 	rd_canary_set
 	ios0=$(awk '{print $1}' "/sys/block/$(basename "$loop")/stat")
 	"$BP_TMPDIR/mnt/bootpack-read" --version >/dev/null || bp_fail "bootpack-read --version failed"
-	sleep 1	# the hint is asynchronous
+	sleep 1	# the hint is asynchronous: then until no read is in flight
+	for ((w = 0; w < 50; w++)); do
+		[ "$(awk '{ print $1 }' "/sys/block/$(basename "$loop")/inflight")" = 0 ] && break
+		sleep 0.1
+	done
 	ios=$(( $(awk '{print $1}' "/sys/block/$(basename "$loop")/stat") - ios0 ))
 	res=$(fincore -n -b -o PAGES "$BP_TMPDIR/mnt/bootpack-read" | tr -d ' ')
 	rd_canary_lost || break
 done
 bp_info "$res pages of the program resident after --version ($pages mapped), $ios read requests"
-[ "$res" -ge "$pages" ] || bp_fail "only $res of the $pages mapped pages of the program resident after it ran"
+# all of them, but for the odd page this VM drops from the page cache with
+# no reclaim (see reader/background-head-start): 5 % allowed, where page
+# faults alone leave about half of them out
+[ $((res * 100)) -ge $((pages * 95)) ] ||
+	bp_fail "only $res of the $pages mapped pages of the program resident after it ran"
 exit 0
