@@ -94,6 +94,75 @@ static void test_page_order_runs(void)
 	bp_trace_free(t);
 }
 
+
+/*
+ * A loaded trace grows like a built one. The loader kept the capacities of
+ * its arrays (files, each file's ranges, meta) in locals and left the
+ * trace's afiles, aranges and ameta at 0, so the first bp_trace_add_file()
+ * on a loaded trace of more than 16 files realloc()ed the array down to 16
+ * and wrote past it: the read boot's merge into the state dir's trace
+ * (loop/readboot.c converge()) then crashed in bp_trace_normalize()'s qsort
+ * of a garbage ranges pointer. 40 files of 20 ranges and 20 M ranges; the
+ * merge adds a file, a range to every file and an M range. The capacity
+ * checks are the oracle without ASan; the merged contents are checked by
+ * counting (ASan reports the overflow itself).
+ */
+#define BIG_FILES 40
+#define BIG_RANGES 20
+
+static void test_load_then_grow(const char *path)
+{
+	const char *uuid = "0123abcd-0000-4000-8000-00000000000c";
+	struct bp_trace *t = bp_trace_new(), *u = NULL, *b = bp_trace_new();
+	struct bp_err err = { 0 };
+	struct bp_trace_file *f;
+	size_t i, j, ok = 1;
+
+	memcpy(t->hdr.uuid, uuid, 37);
+	t->hdr.block_size = 4096;
+	memcpy(b->hdr.uuid, uuid, 37);
+	b->hdr.block_size = 4096;
+	for (i = 0; i < BIG_FILES; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "/f%zu", i);
+		f = bp_trace_add_file(t, 100 + i, 1, 1 << 20, 0, name);
+		/* every other page: ranges that never join */
+		for (j = 0; j < BIG_RANGES; j++)
+			bp_trace_file_add_range(f, j * 8192, 4096, 10 + i * 1000 + j,
+						BP_PHYS_NONE);
+		bp_trace_add_meta(t, i * 65536, 4096, 10 + i);
+		f = bp_trace_add_file(b, 100 + i, 1, 1 << 20, 0, name);
+		bp_trace_file_add_range(f, BIG_RANGES * 8192, 4096, 900000 + i, BP_PHYS_NONE);
+	}
+	f = bp_trace_add_file(b, 99, 1, 4096, 0, "/new");
+	bp_trace_file_add_range(f, 0, 4096, 1, BP_PHYS_NONE);
+	bp_trace_add_meta(b, 1ULL << 30, 4096, 1);
+	CHECK(bp_trace_normalize(t) == 0 && bp_trace_normalize(b) == 0);
+	CHECK(t->nfiles == BIG_FILES && t->nmeta == BIG_FILES);
+	CHECK(bp_trace_save(t, path, &err) == 0);
+	CHECK(bp_trace_load(path, &u, &err) == 0);
+	if (!u)
+		goto out;
+	CHECK(u->nfiles == BIG_FILES && u->afiles >= u->nfiles);
+	CHECK(u->nmeta == BIG_FILES && u->ameta >= u->nmeta);
+	for (i = 0; i < u->nfiles; i++)
+		if (u->files[i].nranges != BIG_RANGES || u->files[i].aranges < BIG_RANGES)
+			ok = 0;
+	CHECK(ok);
+	CHECK(bp_trace_merge(u, b, &err) == 0);
+	CHECK(u->nfiles == BIG_FILES + 1 && u->nmeta == BIG_FILES + 1);
+	for (i = 0, ok = 1; i < u->nfiles; i++)
+		if (u->files[i].nranges != (u->files[i].ino == 99 ? 1 : BIG_RANGES + 1))
+			ok = 0;
+	CHECK(ok);
+	CHECK(u->files[0].ino == 99 && strcmp(u->files[0].path, "/new") == 0);
+out:
+	bp_trace_free(t);
+	bp_trace_free(u);
+	bp_trace_free(b);
+}
+
 int main(void)
 {
 	struct bp_trace *t, *u, *m;
@@ -108,6 +177,7 @@ int main(void)
 	snprintf(path, sizeof(path), "%s/t", dir);
 
 	test_page_order_runs();
+	test_load_then_grow(path);
 	t = sample("0123abcd-0000-4000-8000-00000000000a", 100);
 	CHECK(t->nfiles == 2);	/* /empty dropped */
 	CHECK(t->files[0].ino == 13 && t->files[1].ino == 12);

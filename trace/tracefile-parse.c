@@ -253,8 +253,11 @@ static errcode_t check_files(struct bp_trace *t, const char *path, struct bp_err
 	return 0;
 }
 
-static errcode_t parse_record(struct loader *l, struct bp_trace *t, size_t *fcap, size_t *rcap,
-			      size_t *mcap)
+/*
+ * The arrays grow in the trace's own capacities (afiles, aranges, ameta):
+ * a loaded trace is merged into and added to like a built one.
+ */
+static errcode_t parse_record(struct loader *l, struct bp_trace *t)
 {
 	char **f = l->fields;
 	uint64_t a, b, c, d;
@@ -270,7 +273,7 @@ static errcode_t parse_record(struct loader *l, struct bp_trace *t, size_t *fcap
 			return corrupt(l, "empty or overflowing metadata range");
 		if (t->nmeta && t->meta[t->nmeta - 1].offset + t->meta[t->nmeta - 1].length > a)
 			return corrupt(l, "metadata ranges not sorted or overlapping");
-		if (bp_array_reserve((void **)&t->meta, mcap, t->nmeta, sizeof(*t->meta), 16))
+		if (bp_array_reserve((void **)&t->meta, &t->ameta, t->nmeta, sizeof(*t->meta), 16))
 			return bp_err_set(l->err, ENOMEM, "out of memory");
 		m = &t->meta[t->nmeta++];
 		m->offset = a;
@@ -301,7 +304,8 @@ static errcode_t parse_record(struct loader *l, struct bp_trace *t, size_t *fcap
 			return corrupt(l, "path must start with '/' and be shorter than 4096 bytes");
 		if (t->nfiles && !t->files[t->nfiles - 1].nranges)
 			return corrupt(l, "previous file has no R line");
-		if (bp_array_reserve((void **)&t->files, fcap, t->nfiles, sizeof(*t->files), 16))
+		if (bp_array_reserve((void **)&t->files, &t->afiles, t->nfiles, sizeof(*t->files),
+				      16))
 			return bp_err_set(l->err, ENOMEM, "out of memory");
 		file = &t->files[t->nfiles];
 		memset(file, 0, sizeof(*file));
@@ -309,7 +313,6 @@ static errcode_t parse_record(struct loader *l, struct bp_trace *t, size_t *fcap
 		if (!file->path)
 			return bp_err_set(l->err, ENOMEM, "out of memory");
 		t->nfiles++;
-		*rcap = 0;
 		file->ino = (uint32_t)a;
 		file->generation = (uint32_t)b;
 		file->size = c;
@@ -335,7 +338,8 @@ static errcode_t parse_record(struct loader *l, struct bp_trace *t, size_t *fcap
 		if (file->nranges && file->ranges[file->nranges - 1].offset +
 				     file->ranges[file->nranges - 1].length > a)
 			return corrupt(l, "ranges of a file not sorted or overlapping");
-		if (bp_array_reserve((void **)&file->ranges, rcap, file->nranges, sizeof(*r), 16))
+		if (bp_array_reserve((void **)&file->ranges, &file->aranges, file->nranges,
+				      sizeof(*r), 16))
 			return bp_err_set(l->err, ENOMEM, "out of memory");
 		r = &file->ranges[file->nranges++];
 		r->offset = a;
@@ -353,7 +357,7 @@ static errcode_t parse_record(struct loader *l, struct bp_trace *t, size_t *fcap
 errcode_t bp_trace_load(const char *path, struct bp_trace **ret, struct bp_err *err)
 {
 	struct loader l = { .path = path, .err = err };
-	size_t fcap = 0, rcap = 0, mcap = 0, cap = 0;
+	size_t cap = 0;
 	uint64_t records = 0, want;
 	unsigned int seen = 0;
 	int header = 1, ended = 0;
@@ -440,7 +444,7 @@ errcode_t bp_trace_load(const char *path, struct bp_trace **ret, struct bp_err *
 				rc = corrupt(&l, "too many records");
 				goto out;
 			}
-			rc = parse_record(&l, t, &fcap, &rcap, &mcap);
+			rc = parse_record(&l, t);
 		} else if (header) {
 			rc = parse_header(&l, t, &seen);
 		} else {
