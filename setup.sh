@@ -19,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 BP_DEPS=(build-essential autoconf automake pkg-config libext2fs-dev comerr-dev
-	 libblkid-dev zlib1g-dev e2fsprogs util-linux dosfstools xz-utils procps
+	 libblkid-dev zlib1g-dev e2fsprogs util-linux fdisk dosfstools xz-utils procps
 	 valgrind jq python3 nbdkit nbdkit-plugin-dev python3-libnbd libnbd-bin fuse3 systemd
 	 bash-completion groff-base cpio shellcheck)
 # The make targets outside the suite, each a list of PACKAGE=PROBE (PROBE, a
