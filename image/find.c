@@ -88,21 +88,14 @@ static int fstab_names_root(const char *image, const struct cand *c)
 	struct bp_fsloc loc = { image, c->offset };
 	struct bp_err err = { 0 };
 	ext2_filsys fs = NULL;
-	ext2_file_t f = NULL;
-	ext2_ino_t ino;
-	unsigned int got = 0;
 	char *buf = NULL, *line, *save = NULL;
 	int found = 0;
 
 	if (bp_fs_open_ro_at(&loc, &fs, &err))
 		return 0;
-	if (ext2fs_namei_follow(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, "/etc/fstab", &ino) ||
-	    ext2fs_file_open(fs, ino, 0, &f))
-		goto out;
 	buf = calloc(1, FSTAB_MAX + 1);
-	if (!buf || ext2fs_file_read(f, buf, FSTAB_MAX, &got))
+	if (!buf || bp_fsw_read(fs, "/etc/fstab", buf, FSTAB_MAX + 1, NULL))
 		goto out;
-	buf[got] = 0;
 	for (line = strtok_r(buf, "\n", &save); line && !found; line = strtok_r(NULL, "\n", &save)) {
 		char spec[256], mnt[256];
 
@@ -122,8 +115,6 @@ static int fstab_names_root(const char *image, const struct cand *c)
 	}
 out:
 	free(buf);
-	if (f)
-		ext2fs_file_close(f);
 	ext2fs_close_free(&fs);
 	return found;
 }

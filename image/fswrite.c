@@ -7,6 +7,7 @@
  * root, no inline data: what mkdir, cp and ln -s as root would leave.
  */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 
 #include <ext2fs/ext2fs.h>
@@ -22,6 +23,40 @@ int bp_fsw_exists(ext2_filsys fs, const char *path)
 	ext2_ino_t ino;
 
 	return ext2fs_namei_follow(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, &ino) == 0;
+}
+
+errcode_t bp_fsw_read(ext2_filsys fs, const char *path, char *buf, size_t len, size_t *got)
+{
+	struct ext2_inode inode;
+	ext2_file_t f = NULL;
+	unsigned int n = 0;
+	ext2_ino_t ino;
+	errcode_t rc;
+
+	if (got)
+		*got = 0;
+	if (!len)
+		return EINVAL;
+	buf[0] = '\0';
+	rc = ext2fs_namei_follow(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, &ino);
+	if (rc)
+		return rc == EXT2_ET_FILE_NOT_FOUND ? ENOENT : rc;
+	rc = ext2fs_read_inode(fs, ino, &inode);
+	if (rc)
+		return rc;
+	if (!LINUX_S_ISREG(inode.i_mode))
+		return EISDIR;
+	rc = ext2fs_file_open(fs, ino, 0, &f);
+	if (rc)
+		return rc;
+	rc = ext2fs_file_read(f, buf, len - 1 > UINT_MAX ? UINT_MAX : (unsigned int)(len - 1), &n);
+	ext2fs_file_close(f);
+	if (rc)
+		n = 0;
+	buf[n] = '\0';
+	if (got)
+		*got = n;
+	return rc;
 }
 
 /* Split path into its parent directory's inode and its last name. */

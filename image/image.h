@@ -91,6 +91,15 @@ errcode_t bp_fsw_symlink(ext2_filsys fs, const char *path, const char *target,
 			 struct bp_err *err);
 /* 1 if path exists (following symlinks inside the filesystem). */
 int bp_fsw_exists(ext2_filsys fs, const char *path);
+/*
+ * The regular file path (symbolic links followed) into buf: at most len - 1
+ * bytes, the rest of a longer file left unread (not an error), then a NUL;
+ * *got (may be NULL): the bytes read. 0; ENOENT when path is not there,
+ * EISDIR when it is not a regular file (a directory, a device...), EINVAL
+ * when len is 0, or libext2fs' code; on an error *got is 0 and buf "" (but
+ * for len 0, when buf is not written).
+ */
+errcode_t bp_fsw_read(ext2_filsys fs, const char *path, char *buf, size_t len, size_t *got);
 /* Remove path (not a directory) if it is there; *removed: it was. */
 errcode_t bp_fsw_remove(ext2_filsys fs, const char *path, int *removed, struct bp_err *err);
 

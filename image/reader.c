@@ -25,29 +25,7 @@
 
 static errcode_t fs_read(void *ctx, const char *path, char *buf, size_t len)
 {
-	ext2_filsys fs = ctx;
-	struct ext2_inode inode;
-	ext2_file_t f = NULL;
-	unsigned int got = 0;
-	ext2_ino_t ino;
-	errcode_t rc;
-
-	buf[0] = '\0';
-	rc = ext2fs_namei_follow(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, &ino);
-	if (rc)
-		return rc == EXT2_ET_FILE_NOT_FOUND ? ENOENT : rc;
-	rc = ext2fs_read_inode(fs, ino, &inode);
-	if (rc)
-		return rc;
-	if (!LINUX_S_ISREG(inode.i_mode))
-		return EISDIR;
-	rc = ext2fs_file_open(fs, ino, 0, &f);
-	if (rc)
-		return rc;
-	rc = ext2fs_file_read(f, buf, (unsigned int)(len - 1), &got);
-	ext2fs_file_close(f);
-	buf[rc ? 0 : got] = '\0';
-	return rc;
+	return bp_fsw_read(ctx, path, buf, len, NULL);
 }
 
 struct list_ctx {
