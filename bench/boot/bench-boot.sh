@@ -32,7 +32,7 @@
 # 'bootpack bench --help': eee-flash, hdd-5k160, sata-ssd, and today's
 # pi4-sd, pi4-sd-slow, usb2-stick, emmc, hdd-smr, cloud-gp3, cloud-cold;
 # default "hdd-5k160 eee-flash sata-ssd"), STRATEGIES, BOOTS,
-# SCALE (raw|tcg|a number; default tcg), SEED, FILTER (path of the delay
+# SCALE (raw|tcg|tcg-exec|a number; default tcg), SEED, FILTER (path of the delay
 # filter .so; none: no delay), TRACE_RA_KB (read_ahead_kb of the traced
 # boot, default 0), SCENARIO (first: every boot is the traced boot's
 # sequel on the same bytes; drift: the boots after it, see do_drift),
@@ -428,7 +428,7 @@ do_boot() {
 do_calibrate() {
 	need_root
 	[ -f "$BB/initramfs.cpio.gz" ] || do_initramfs
-	local d=$BB/calib h g hb gb
+	local d=$BB/calib h g hb gb he ge
 	mkdir -p "$d"
 	rm -f "$d"/*.log
 	nice -n 5 "$BB/bin/bench-calib" $CALIB_ITERS 5 > "$d/host.txt"
@@ -440,6 +440,8 @@ do_calibrate() {
 	hb=$(sed -n 's/.*big_cpu_ns=\([0-9]*\) .*/\1/p' "$d/host.txt" | sort -n | head -n1)
 	g=$(sed -n 's/.* wall_ns=\([0-9]*\) .*/\1/p' "$d/results.log" | head -n1)
 	gb=$(sed -n 's/.*big_wall_ns=\([0-9]*\) .*/\1/p' "$d/results.log" | head -n1)
+	he=$(sed -n 's/.*exec_cpu_ns=\([1-9][0-9]*\) .*/\1/p' "$d/host.txt" | sort -n | head -n1)
+	ge=$(sed -n 's/.*exec_wall_ns=\([1-9][0-9]*\) .*/\1/p' "$d/results.log" | head -n1)
 	[ -n "$h" ] && [ -n "$g" ] || die "calibration failed: $d"
 	{
 		echo "host_loop_ns=$h"
@@ -448,15 +450,21 @@ do_calibrate() {
 		echo "guest_big_ns=$gb"
 		echo "tcg_factor=$(echo "scale=2; $g / $h" | bc)"
 		echo "tcg_factor_big=$(echo "scale=2; $gb / $hb" | bc)"
+		if [ -n "$he" ] && [ -n "$ge" ]; then
+			echo "host_exec_ns=$he"
+			echo "guest_exec_ns=$ge"
+			echo "tcg_factor_exec=$(echo "scale=2; $ge / $he" | bc)"
+		fi
 		echo "date=$(date -u +%FT%TZ)"
 		echo "loadavg=$(cut -d' ' -f1-3 /proc/loadavg)"
 	} > "$BB/calib.env"
 	cat "$BB/calib.env"
 }
 
-tcg_factor() {
-	[ -f "$BB/calib.env" ] || do_calibrate >&2
-	sed -n 's/^tcg_factor=//p' "$BB/calib.env"
+tcg_factor() {	# [KEY: tcg_factor, tcg_factor_exec]
+	local k=${1:-tcg_factor}
+	grep -q "^$k=" "$BB/calib.env" 2>/dev/null || do_calibrate >&2
+	sed -n "s/^$k=//p" "$BB/calib.env"
 }
 
 # ---------------------------------------------------------------- traced boot
@@ -823,6 +831,7 @@ do_run() {
 	case $SCALE in
 	raw) scale=1 ;;
 	tcg) scale=$(tcg_factor) ;;
+	tcg-exec) scale=$(tcg_factor tcg_factor_exec) ;;
 	*) scale=$SCALE ;;
 	esac
 	do_traced

@@ -640,7 +640,7 @@ def table(rundir):
     if run:
         lines.append("Run: " + ", ".join("%s=%s" % (k, run[k]) for k in
                      ("models", "strategies", "boots", "scale", "calib_tcg_factor", "calib_tcg_factor_big",
-                      "kernel", "seed", "host_loadavg_start", "host_loadavg_end", "wall_s") if k in run))
+                      "calib_tcg_factor_exec", "kernel", "seed", "host_loadavg_start", "host_loadavg_end", "wall_s") if k in run))
         lines.append("")
         lines.append("done-booting: guest clock (CPU < 5 %% and no disk read for 2 s), TCG; "
                      "÷ scale: the same boot at 2008 speed (CPU and disk both ÷ the TCG factor). "
