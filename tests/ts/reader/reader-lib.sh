@@ -5,6 +5,27 @@
 READER=${READER:-$top_builddir/bootpack-read}
 RD_HELPERS=$top_builddir/tests/ts/reader
 
+# rd_sanitized: true in a sanitizer build (configure --enable-sanitizers),
+# which links nothing statically.
+rd_sanitized() {
+	grep -q '^SAN_CFLAGS = -fsanitize' "$top_builddir/Makefile" 2>/dev/null
+}
+
+# rd_static_reader: RD_STATIC, a statically linked reader (with its own ELF
+# entry point on x86-64 and aarch64): the reader itself when configured
+# --enable-static-reader, else the tests' static copy of it, the check
+# program tests/ts/reader/bootpack-read-static (readahead-pack/Makemodule.am,
+# built when configure can link statically: CAN_STATIC). Fails when there is
+# none; a sanitizer build has none (rd_sanitized), the caller checks first.
+rd_static_reader() {
+	RD_STATIC=$RD_HELPERS/bootpack-read-static
+	readelf -lW "$READER" | grep -q INTERP || RD_STATIC=$READER
+	[ -x "$RD_STATIC" ] || bp_fail "no static reader: $RD_STATIC (libc6-dev and zlib1g-dev give one)"
+	if readelf -lW "$RD_STATIC" | grep -q INTERP; then
+		bp_fail "$RD_STATIC is not static"
+	fi
+}
+
 # rd_trace_text IMG DEV OUT PATH...: a text trace in the ftrace layout of an
 # older kernel (page-add events only: every page added counts) reading every
 # page of each PATH of IMG, in argument order; DEV is "MAJ:MIN".

@@ -19,13 +19,9 @@
 bp_require_root
 bp_require_cmd losetup readelf nm python3 unshare timeout
 [ "$(uname -m)" = x86_64 ] || bp_skip "the reader's own entry point is x86-64 only"
-if grep -q '^SAN_CFLAGS = -fsanitize' "$top_builddir/Makefile" 2>/dev/null; then
-	bp_skip "a sanitizer build links nothing statically (the reader is checked in the plain build)"
-fi
-bin=$RD_HELPERS/bootpack-read-static
-readelf -lW "$READER" | grep -q INTERP || bin=$READER	# --enable-static-reader
-[ -x "$bin" ] || bp_fail "no static reader: $bin (libc6-dev and zlib1g-dev give one)"
-readelf -lW "$bin" | grep -q INTERP && bp_fail "$bin is not static"
+rd_sanitized && bp_skip "a sanitizer build links nothing statically (the reader is checked in the plain build)"
+rd_static_reader
+bin=$RD_STATIC
 
 entry=$(readelf -hW "$bin" | awk '/Entry point address/ { print $4 }')
 sym=$(nm "$bin" | awk '$3 == "bp_read_entry" { print $1 }')
