@@ -224,7 +224,9 @@ static errcode_t sread_file(struct sb *b, const struct bp_trace *t, const struct
 				best = g;
 			}
 		}
-		memmove(&grp[best], &grp[best + 1], (ng - best - 1) * sizeof(*grp));
+		/* best < ng: the group merges into the one before it */
+		if (best + 1 < ng)
+			memmove(&grp[best], &grp[best + 1], (ng - best - 1) * sizeof(*grp));
 		ng--;
 	}
 	for (g = 0; g < ng && !rc; g++) {
