@@ -70,9 +70,11 @@ static void print_misses(const struct bp_misses *m)
 	printf("Misses:      %llu requests, %llu pages, %llu bytes read outside the pack (%s%s)\n",
 	       (unsigned long long)m->miss_runs, (unsigned long long)m->miss_pages,
 	       (unsigned long long)m->miss_bytes, when, m->control ? ", a control boot" : "");
-	printf("Boot reads:  %u%% in the pack (%llu of %llu bytes, %llu requests in all)%s\n",
+	printf("Boot reads:  %u%% in the pack (%llu of %llu bytes, %llu requests in all, %llu "
+	       "of them the pack's ranges)%s\n",
 	       m->hit_pct, (unsigned long long)m->hit_bytes, (unsigned long long)m->read_bytes,
-	       (unsigned long long)m->read_runs, m->lost ? "; events were lost: more missed" : "");
+	       (unsigned long long)m->read_runs, (unsigned long long)m->pack_runs,
+	       m->lost ? "; events were lost: more missed" : "");
 	for (i = 0; i < BP_MK_NR; i++)
 		if (m->kind[i].bytes)
 			printf("  %-12s %llu bytes in %llu requests\n",
@@ -95,6 +97,7 @@ static void json_misses(struct bp_json *j, const struct bp_misses *m)
 	bp_json_u64(j, "bytes", m->miss_bytes);
 	bp_json_u64(j, "read_bytes", m->read_bytes);
 	bp_json_u64(j, "read_requests", m->read_runs);
+	bp_json_u64(j, "pack_requests", m->pack_runs);
 	bp_json_u64(j, "hit_bytes", m->hit_bytes);
 	bp_json_u64(j, "hit_pct", m->hit_pct);
 	bp_json_u64(j, "events", m->events);
@@ -139,6 +142,7 @@ static int status_json(const char *root, const struct bp_loop_state *st)
 	bp_json_i64(&j, "setup_time", (int64_t)st->setup_time);
 	bp_json_i64(&j, "relayout_time", (int64_t)st->relayout_time);
 	bp_json_u64(&j, "high_misses", st->high_misses);
+	bp_json_u64(&j, "pack_ranges_after_relayout", st->pack_runs0);
 	bp_loop_path(root, BP_STATEDIR "/pack", path, sizeof(path));
 	if (bp_pack_load_file(path, BP_PACK_LOAD_ANY_OWNER, &p, &why) == 0) {
 		const struct bp_pack_info *pi = bp_pack_info(p);
@@ -286,6 +290,9 @@ int cmd_status(int argc, char **argv)
 		if (rb.repacked)
 			printf("pack rewritten from the merged trace: %llu bytes in %llu files\n",
 			       (unsigned long long)rb.pack_bytes, (unsigned long long)rb.pack_files);
+		if (rb.pack_runs0)
+			printf("pack ranges %llu, %llu after the relayout\n",
+			       (unsigned long long)rb.pack_runs, (unsigned long long)rb.pack_runs0);
 		if (rb.relayout)
 			printf("a relayout is scheduled for the next boot\n");
 		return BP_EX_OK;

@@ -141,6 +141,7 @@ static errcode_t event_boot(const struct bp_setup_opts *o, struct bp_loop_state 
 		st->attempts = 0;
 		st->low_hits = 0;
 		st->high_misses = 0;
+		st->pack_runs0 = 0;	/* the next read boot's pack is the new one */
 		/* the read boots' metadata positions are the old layout's */
 		bp_loop_path(o->root, BP_STATEDIR "/trace.reads", a, sizeof(a));
 		unlink(a);

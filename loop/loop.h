@@ -54,6 +54,7 @@ struct bp_loop_state {
 	unsigned int attempts;	/* relayout boots that did not complete */
 	unsigned int low_hits;	/* consecutive samples under the hit-rate threshold */
 	unsigned int high_misses;	/* consecutive read boots over the misses threshold */
+	uint64_t pack_runs0;	/* the pack's ranges on the first read boot after the relayout, 0: none yet */
 	unsigned int grub;	/* a GRUB snippet was installed */
 	enum bp_reader_at reader;	/* where setup deployed the reader */
 };
@@ -255,11 +256,16 @@ errcode_t bp_loop_last_sample(const char *root, struct bp_loop_sample *s, struct
  * empties), and rewrites the pack from the merged trace with the old pack's
  * budget: the boot set converges on what the boots read instead of staying
  * the traced boot's. The region is not redone: a new relayout is scheduled
- * when, on BP_LOOP_MISS_SAMPLES read boots in a row, the misses needed more
- * than BP_LOOP_MISS_RELAYOUT_PCT percent of the boot's requests (runs).
+ * when, on BP_LOOP_MISS_SAMPLES read boots in a row, the requests outside
+ * the region were more than BP_LOOP_MISS_RELAYOUT_PCT percent of the boot's
+ * requests (runs): the misses, and the ranges the pack read by the boot
+ * gained since the first read boot after the relayout (what the merges
+ * added lies outside the region, a seek each), when at least
+ * BP_LOOP_GROWN_MIN (fewer are a fraction of a second on any disk).
  */
 #define BP_LOOP_MISS_RELAYOUT_PCT 10
 #define BP_LOOP_MISS_SAMPLES 2
+#define BP_LOOP_GROWN_MIN 16
 
 /* Start the recorder of this boot: ENOENT when the boot is not read from a pack. */
 errcode_t bp_loop_record_start(const struct bp_setup_opts *o, struct bp_err *err);
@@ -272,6 +278,7 @@ struct bp_read_boot {
 	int repacked;			/* the pack was rewritten */
 	uint64_t pack_files, pack_bytes;	/* the new pack */
 	int relayout;			/* a relayout was scheduled for the next boot */
+	uint64_t pack_runs, pack_runs0;	/* the boot's pack's ranges, and after the relayout */
 };
 
 struct bp_misses;

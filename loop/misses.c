@@ -276,6 +276,7 @@ static void count_runs(struct ctx *c)
 			last = p[i].end;
 	}
 	/* the reader's requests (one per range of the pack at least) and the misses */
+	c->m->pack_runs = c->ncov;
 	c->m->read_runs = c->ncov + c->m->miss_runs;
 }
 
@@ -349,10 +350,11 @@ static void misses_fill(FILE *fp, const void *priv)
 	fprintf(fp, "# bootpack: what the last boot read that the pack did not hold; "
 		"see bootpack-status(8)\n"
 		"time=%lld control=%d events=%" PRIu64 " lost=%" PRIu64 "\n"
-		"read_bytes=%" PRIu64 " read_runs=%" PRIu64 " hit_bytes=%" PRIu64 " hit=%u\n"
+		"read_bytes=%" PRIu64 " read_runs=%" PRIu64 " pack_runs=%" PRIu64 " hit_bytes=%" PRIu64
+		" hit=%u\n"
 		"miss_bytes=%" PRIu64 " miss_pages=%" PRIu64 " miss_runs=%" PRIu64 "\n",
 		(long long)m->when, m->control, m->events, m->lost, m->read_bytes, m->read_runs,
-		m->hit_bytes, m->hit_pct, m->miss_bytes, m->miss_pages, m->miss_runs);
+		m->pack_runs, m->hit_bytes, m->hit_pct, m->miss_bytes, m->miss_pages, m->miss_runs);
 	for (i = 0; i < BP_MK_NR; i++)
 		fprintf(fp, "kind=%s bytes=%" PRIu64 " runs=%" PRIu64 "\n",
 			bp_mkind_name((enum bp_mkind)i), m->kind[i].bytes, m->kind[i].runs);
@@ -435,6 +437,7 @@ errcode_t bp_misses_load(const char *root, struct bp_misses *m, struct bp_err *e
 		} else if (!strncmp(line, "read_bytes=", 11)) {
 			m->read_bytes = num(line, "read_bytes");
 			m->read_runs = num(line, "read_runs");
+			m->pack_runs = num(line, "pack_runs");
 			m->hit_bytes = num(line, "hit_bytes");
 			m->hit_pct = (unsigned int)num(line, "hit");
 		} else if (!strncmp(line, "miss_bytes=", 11)) {

@@ -43,6 +43,7 @@ struct bp_misses {
 	int control;			/* a control boot: the reader did not run */
 	uint64_t events, lost;		/* of the recorder (lost > 0: counts are low) */
 	uint64_t read_bytes, read_runs;	/* what the boot read from the disk */
+	uint64_t pack_runs;		/* the pack's ranges (of read_runs) */
 	uint64_t hit_bytes;		/* ... that the pack held (or resident at the end) */
 	uint64_t miss_bytes, miss_pages, miss_runs;
 	unsigned int hit_pct;		/* hit_bytes / read_bytes */

@@ -153,12 +153,31 @@ static errcode_t converge(const struct bp_setup_opts *o, ext2_filsys fs,
 	return rc;
 }
 
-/* Too many of the boot's requests went outside the pack: relayout again. */
+/*
+ * The ranges the pack gained since the relayout: files and metadata merged
+ * from read boots stay where they are, each a request (a seek) of its own
+ * that a relayout would fold into the region. The first read boot after a
+ * relayout reads the relayout's pack: its ranges are the base.
+ */
+static uint64_t pack_grown(struct bp_loop_state *st, const struct bp_misses *m)
+{
+	if (!st->pack_runs0)
+		st->pack_runs0 = m->pack_runs;
+	if (m->pack_runs < st->pack_runs0 + BP_LOOP_GROWN_MIN)
+		return 0;
+	return m->pack_runs - st->pack_runs0;
+}
+
+/* Too many of the boot's requests outside the region: relayout again. */
 static errcode_t judge_misses(const struct bp_setup_opts *o, struct bp_loop_state *st,
 			      const struct bp_misses *m, struct bp_read_boot *out,
 			      struct bp_err *err)
 {
-	if (m->miss_runs * 100 <= (uint64_t)BP_LOOP_MISS_RELAYOUT_PCT * m->read_runs) {
+	uint64_t grown = pack_grown(st, m);
+
+	out->pack_runs = m->pack_runs;
+	out->pack_runs0 = st->pack_runs0;
+	if ((m->miss_runs + grown) * 100 <= (uint64_t)BP_LOOP_MISS_RELAYOUT_PCT * m->read_runs) {
 		st->high_misses = 0;
 		return bp_loop_save(o->root, st, err);
 	}
@@ -169,9 +188,10 @@ static errcode_t judge_misses(const struct bp_setup_opts *o, struct bp_loop_stat
 	st->attempts = 0;
 	st->high_misses = 0;
 	snprintf(st->reason, sizeof(st->reason), "misses: %llu of %llu read requests outside "
-		 "the pack, over %u%% on %u boots: the boots' merged trace is relaid out",
+		 "the pack and %llu ranges the pack gained since the relayout, over %u%% on %u "
+		 "boots: the boots' merged trace is relaid out",
 		 (unsigned long long)m->miss_runs, (unsigned long long)m->read_runs,
-		 BP_LOOP_MISS_RELAYOUT_PCT, BP_LOOP_MISS_SAMPLES);
+		 (unsigned long long)grown, BP_LOOP_MISS_RELAYOUT_PCT, BP_LOOP_MISS_SAMPLES);
 	out->relayout = 1;
 	if (bp_setup_next_boot(o, st, "", err))
 		return err->code;

@@ -111,6 +111,8 @@ errcode_t bp_loop_load(const char *root, struct bp_loop_state *st, struct bp_err
 			st->low_hits = (unsigned int)strtoul(v, NULL, 10);
 		else if (!strcmp(line, "high_misses"))
 			st->high_misses = (unsigned int)strtoul(v, NULL, 10);
+		else if (!strcmp(line, "pack_runs0"))
+			st->pack_runs0 = strtoull(v, NULL, 10);
 		else if (!strcmp(line, "grub"))
 			st->grub = (unsigned int)strtoul(v, NULL, 10);
 		else if (!strcmp(line, "reader"))
@@ -128,10 +130,11 @@ static void state_fill(FILE *fp, const void *priv)
 	fprintf(fp, "# bootpack loop state; see bootpack-setup(8). Written by bootpack, not by hand.\n"
 		"phase=%s\ndevice=%s\ncmdline=%s\nreason=%s\nsetup_time=%" PRId64
 		"\nphase_time=%" PRId64 "\nrelayout_time=%" PRId64
-		"\nattempts=%u\nlow_hits=%u\nhigh_misses=%u\ngrub=%u\nreader=%s\n",
+		"\nattempts=%u\nlow_hits=%u\nhigh_misses=%u\npack_runs0=%" PRIu64
+		"\ngrub=%u\nreader=%s\n",
 		bp_phase_name(st->phase), st->device, st->cmdline, st->reason,
 		(int64_t)st->setup_time, (int64_t)st->phase_time, (int64_t)st->relayout_time,
-		st->attempts, st->low_hits, st->high_misses, st->grub,
+		st->attempts, st->low_hits, st->high_misses, st->pack_runs0, st->grub,
 		bp_reader_at_name(st->reader));
 }
 

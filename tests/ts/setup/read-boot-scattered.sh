@@ -1,0 +1,98 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# A pack that the read boots scattered is relaid out: a boot reads 24 small
+# files the traced boot did not, far apart on the disk (misses); merged,
+# they are no longer misses on the next boot, but the pack now reads them
+# from where they lie, 24 ranges more than the relayout left it with. Two
+# boots in a row of requests outside the region (misses, then the pack's
+# gained ranges) schedule a relayout; without the gained ranges the second
+# boot, with no miss, would reset the count and the scattered pack would
+# stay. The pack's ranges are counted here from 'bootpack dump --json'
+# (offsets merged where they touch), not from status.
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
+. "$top_srcdir/tests/ts/setup/tree.sh"
+bp_require_cmd jq fsfreeze
+
+mk_tree
+bp_on_exit "fsfreeze -u '$ROOT'"
+mkdir -p "$ROOT/usr/lib/x" "$ROOT/srv/s"
+for f in a b c; do
+	head -c 262144 /dev/urandom >"$ROOT/usr/lib/x/$f"
+done
+# 24 files, each followed by 256 KiB nobody reads, and each read 8 KiB: 24
+# ranges (128 KiB each: ext4 packs files under 64 KiB together)
+for i in $(seq -w 1 24); do
+	head -c 131072 /dev/urandom >"$ROOT/srv/s/f$i"
+	head -c 262144 /dev/urandom >"$ROOT/srv/s/gap$i"
+	sync
+done
+img=$BP_TMPDIR/root.img
+sd=$ROOT/var/lib/bootpack
+state=$sd/loop
+run=$ROOT/run/bootpack
+phase() { sed -n 's/^phase=//p' "$state"; }
+frozen() {
+	local rc=0
+	fsfreeze -f "$ROOT" || bp_fail "fsfreeze -f $ROOT"
+	"$@" || rc=$?
+	fsfreeze -u "$ROOT" || bp_fail "fsfreeze -u $ROOT"
+	return $rc
+}
+mktrace() {
+	local out=$1
+	shift
+	frozen bash "$top_srcdir/tests/mktrace.sh" "$img" "$BP_TMPDIR/mktrace.out" "$@" ||
+		bp_fail "mktrace.sh $*"
+	cp "$BP_TMPDIR/mktrace.out" "$out"
+}
+# ranges PACK: the pack's ranges on the disk, touching ones merged
+ranges() {
+	"$BOOTPACK" dump --json "$1" |
+		jq '[(.meta[] | [.offset, .offset + .length]), (.entries[] | [.phys, .phys + .length])]
+		    | sort | reduce .[] as $r ([]; if length > 0 and $r[0] <= .[-1][1]
+		      then .[-1][1] = ([.[-1][1], $r[1]] | max) else . + [$r] end) | length'
+}
+
+bp_expect_exit 0 "$BOOTPACK" setup --root "$ROOT"
+# boot 1 traced a, b, c; boot 2 relaid out (its pack here made by pack)
+mktrace "$sd/trace" /usr/lib/x/a /usr/lib/x/b /usr/lib/x/c
+bp_expect_exit 0 "$BOOTPACK" setup --root "$ROOT" --event traced
+mkdir -p "$run"
+bp_expect_exit 0 "$BOOTPACK" pack --trace "$sd/trace" -o "$run/pack" "$TREE_DEV"
+echo "done in 3 s" >"$run/relayout.status"
+bp_expect_exit 0 "$BOOTPACK" setup --root "$ROOT" --event boot
+[ "$(phase)" = read ] || bp_fail "phase $(phase)"
+r0=$(ranges "$sd/pack")
+
+files=()
+for i in $(seq -w 1 24); do files+=("/srv/s/f$i:0:8192"); done
+mktrace "$BP_TMPDIR/next" /usr/lib/x/a /usr/lib/x/b /usr/lib/x/c "${files[@]}"
+rm -f "$sd/control-boot"
+# boot 3: the 24 files are misses; merged into the pack
+bp_expect_exit 0 "$BOOTPACK" status --root "$ROOT" --sample --boot-trace "$BP_TMPDIR/next"
+bp_grep '^misses (2[4-9]|[3-9][0-9]) requests' "$BP_TMPDIR/out"
+bp_grep '^high_misses=1$' "$state"
+bp_grep "^pack_runs0=$r0\$" "$state"
+r1=$(ranges "$sd/pack")
+[ "$r1" -ge $((r0 + 24)) ] || bp_fail "the merged pack has $r1 ranges, the relayout's $r0"
+bp_info "pack ranges: $r0 after the relayout, $r1 after the merge"
+
+# boot 4, the same reads: no miss, the pack's 24 ranges more are the seeks
+rm -f "$sd/control-boot"
+bp_expect_exit 0 "$BOOTPACK" status --root "$ROOT" --sample --boot-trace "$BP_TMPDIR/next"
+bp_grep '^misses 0 requests' "$BP_TMPDIR/out"
+bp_grep "^pack ranges $r1, $r0 after the relayout\$" "$BP_TMPDIR/out"
+bp_grep '^a relayout is scheduled for the next boot$' "$BP_TMPDIR/out"
+[ "$(phase)" = relayout ] || bp_fail "phase $(phase) after two boots outside the region"
+bp_grep "^reason=misses: 0 of [0-9]+ read requests outside the pack and $((r1 - r0)) ranges" \
+	"$state"
+bp_expect_exit 0 "$BOOTPACK" status --root "$ROOT" --json
+jq -e --argjson r "$r0" '.pack_ranges_after_relayout == $r' "$BP_TMPDIR/out" >/dev/null ||
+	bp_fail "status --json: $(cat "$BP_TMPDIR/out")"
+
+# the relayout done: the next read boot's pack is the new base
+echo "done in 2 s" >"$run/relayout.status"
+cp "$sd/pack" "$run/pack"
+bp_expect_exit 0 "$BOOTPACK" setup --root "$ROOT" --event boot
+bp_grep '^pack_runs0=0$' "$state"
+exit 0
