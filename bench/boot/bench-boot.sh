@@ -39,7 +39,9 @@
 # DRIFT_BOOTS (persistent boots before the measured ones, default 2),
 # DRIFT_PKGS (packages reinstalled between them), DRIFT_REFRESH (1: the
 # bootpack strategies' packs refreshed from a traced boot of the drifted
-# image merged into the first trace, as the loop does; 0: the first pack).
+# image merged into the first trace, as the loop does; 2: that merged trace
+# relaid out, as the loop does when the misses or the pack's gained ranges
+# pass its rule; 0: the first pack).
 # VARIANT (server, the default; desktop: the Xfce session boot, its own
 # cache $BOOTBENCH_DIR/desktop, see desktop_rootfs). PROBE_SCALE, PROBE_TIME,
 # PROBE_DIR: the probe verb's (see do_probe). BENCH_NO_INSTALL=1: name the
@@ -762,7 +764,7 @@ do_drift() {	# STRATEGY
 		if [ "$n" = 1 ]; then drift_packages "$img.tmp"; fi
 	done
 	case $s:$DRIFT_REFRESH in
-	bootpack:1|bootpack-initrd:1|bootpack-service:1)
+	bootpack:[12]|bootpack-initrd:[12]|bootpack-service:[12])
 		tr=$BB/traced/boot.trace
 		[ "$s" = bootpack-initrd ] && tr=$BB/traced.initrd/boot.trace
 		d=$BB/drift/$s.traced
@@ -772,9 +774,24 @@ do_drift() {	# STRATEGY
 		import_traced "$d" "read_ahead_kb=$TRACE_RA_KB, drifted $s image" "$img.tmp"
 		"$BUILD/bootpack" trace --merge "$tr" "$d/boot.trace" -o "$d/merged.trace" \
 			> "$d/merge.log" 2>&1 || { cat "$d/merge.log"; die "trace --merge failed"; }
-		"$BUILD/bootpack" pack --trace "$d/merged.trace" -o "$d/pack" "${BUDGET_ARGS[@]}" \
-			"$img.tmp" \
-			> "$d/pack.log" 2>&1 || { cat "$d/pack.log"; die "pack of the merged trace failed"; }
+		if [ "$DRIFT_REFRESH" = 2 ]; then
+			# the loop's relayout of the merged trace (its misses or the
+			# pack's gained ranges over the rule): the region redone, with
+			# the strategy's first paths as in do_prepare
+			local first=(--first /var/lib/bootpack)
+			[ "$s" = bootpack-initrd ] || first=(--first /usr/sbin/bootpack-read
+				--first /etc/bootpack.conf --first /var/lib/bootpack)
+			e2fsck -fy "$img.tmp" > "$d/fsck.log" 2>&1 || [ $? -lt 4 ] ||
+				die "e2fsck before the drift relayout: $d/fsck.log"
+			"$BUILD/bootpack" relayout --no-undo --pack "$d/pack" "${BUDGET_ARGS[@]}" \
+				--trace "$d/merged.trace" "${first[@]}" "$img.tmp" \
+				> "$d/relayout.log" 2>&1 ||
+				{ tail "$d/relayout.log"; die "relayout of the merged trace failed"; }
+		else
+			"$BUILD/bootpack" pack --trace "$d/merged.trace" -o "$d/pack" \
+				"${BUDGET_ARGS[@]}" "$img.tmp" > "$d/pack.log" 2>&1 ||
+				{ cat "$d/pack.log"; die "pack of the merged trace failed"; }
+		fi
 		install_into "$img.tmp" "$d/pack" /var/lib/bootpack/pack 0644
 		;;
 	esac
