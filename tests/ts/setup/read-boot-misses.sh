@@ -14,7 +14,6 @@
 bp_require_cmd jq fsfreeze
 
 mk_tree
-bp_on_exit "fsfreeze -u '$ROOT'"	# before the umount, should a case end frozen
 mkdir -p "$ROOT/usr/lib/x" "$ROOT/usr/lib/y" "$ROOT/usr/share/z"
 for f in a b c; do
 	head -c 262144 /dev/urandom >"$ROOT/usr/lib/x/$f"
@@ -22,39 +21,11 @@ done
 head -c 100000 /dev/urandom >"$ROOT/usr/lib/y/new"
 head -c 50000 /dev/urandom >"$ROOT/usr/share/z/new2"
 sync
-img=$BP_TMPDIR/root.img
-sd=$ROOT/var/lib/bootpack
-state=$sd/loop
-run=$ROOT/run/bootpack
-phase() { sed -n 's/^phase=//p' "$state"; }
-# frozen CMD...: CMD, a reader of the image file, run with the tree frozen.
-# debugfs reads the image beside the mount, not through it: after a sync the
-# kernel still writes the image when it likes (the journal's commits and
-# checkpoints, an atime, the flusher's writeback of the inode tables,
-# ext4lazyinit's group descriptors), and a read beside such a write can get
-# a block half old, half new (a checksum that does not match, an inode not
-# found). fsfreeze writes back all the mount holds, the journal checkpointed
-# to its place included, and holds every change until CMD is done. CMD must
-# not write to the tree.
-frozen() {
-	local rc=0
-	fsfreeze -f "$ROOT" || bp_fail "fsfreeze -f $ROOT"
-	"$@" || rc=$?
-	fsfreeze -u "$ROOT" || bp_fail "fsfreeze -u $ROOT"
-	return $rc
-}
+. "$top_srcdir/tests/ts/setup/readboot.sh"
 bs=$(frozen dumpe2fs -h "$img" 2>/dev/null | sed -n 's/^Block size: *//p')
 # blk PATH: the first block of a directory; imap PATH: its inode's table block
 blk() { frozen debugfs -R "blocks $1" "$img" 2>/dev/null | awk '{print $1}'; }
 imap() { frozen debugfs -R "imap $1" "$img" 2>/dev/null | sed -n 's/.*located at block \([0-9]*\),.*/\1/p'; }
-# mktrace OUT ARGS...: tests/mktrace.sh of the image, frozen, into OUT
-mktrace() {
-	local out=$1
-	shift
-	frozen bash "$top_srcdir/tests/mktrace.sh" "$img" "$BP_TMPDIR/mktrace.out" "$@" ||
-		bp_fail "mktrace.sh $*"
-	cp "$BP_TMPDIR/mktrace.out" "$out"
-}
 
 bp_expect_exit 0 "$BOOTPACK" setup --root "$ROOT"
 [ -L "$ROOT/etc/systemd/system/sysinit.target.wants/bootpack-misses.service" ] ||

@@ -14,7 +14,6 @@
 bp_require_cmd jq fsfreeze
 
 mk_tree
-bp_on_exit "fsfreeze -u '$ROOT'"
 mkdir -p "$ROOT/usr/lib/x" "$ROOT/srv/s"
 for f in a b c; do
 	head -c 262144 /dev/urandom >"$ROOT/usr/lib/x/$f"
@@ -26,25 +25,7 @@ for i in $(seq -w 1 24); do
 	head -c 262144 /dev/urandom >"$ROOT/srv/s/gap$i"
 	sync
 done
-img=$BP_TMPDIR/root.img
-sd=$ROOT/var/lib/bootpack
-state=$sd/loop
-run=$ROOT/run/bootpack
-phase() { sed -n 's/^phase=//p' "$state"; }
-frozen() {
-	local rc=0
-	fsfreeze -f "$ROOT" || bp_fail "fsfreeze -f $ROOT"
-	"$@" || rc=$?
-	fsfreeze -u "$ROOT" || bp_fail "fsfreeze -u $ROOT"
-	return $rc
-}
-mktrace() {
-	local out=$1
-	shift
-	frozen bash "$top_srcdir/tests/mktrace.sh" "$img" "$BP_TMPDIR/mktrace.out" "$@" ||
-		bp_fail "mktrace.sh $*"
-	cp "$BP_TMPDIR/mktrace.out" "$out"
-}
+. "$top_srcdir/tests/ts/setup/readboot.sh"
 # ranges PACK: the pack's ranges on the disk, touching ones merged
 ranges() {
 	"$BOOTPACK" dump --json "$1" |
