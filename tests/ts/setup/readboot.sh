@@ -34,3 +34,14 @@ mktrace() {
 		bp_fail "mktrace.sh $*"
 	cp "$BP_TMPDIR/mktrace.out" "$out"
 }
+# relaid PATH...: boot 1 traced PATHs, boot 2 relaid out (its pack here made
+# by pack): the loop in the read phase
+relaid() {
+	mktrace "$sd/trace" "$@"
+	bp_expect_exit 0 "$BOOTPACK" setup --root "$ROOT" --event traced
+	mkdir -p "$run"
+	bp_expect_exit 0 "$BOOTPACK" pack --trace "$sd/trace" -o "$run/pack" "$TREE_DEV"
+	echo "done in 3 s" >"$run/relayout.status"
+	bp_expect_exit 0 "$BOOTPACK" setup --root "$ROOT" --event boot
+	[ "$(phase)" = read ] || bp_fail "phase $(phase)"
+}
