@@ -244,6 +244,24 @@ static errcode_t name_misses(struct ctx *c)
 	return 0;
 }
 
+/*
+ * The pack's ranges (sorted, merged) as the reader reads them, in whole
+ * pages: in the region a file's last page and the next file's first are one
+ * stream, where byte ranges would count a request per file.
+ */
+static uint64_t page_runs(const struct span *s, size_t n)
+{
+	uint64_t runs = 0, end = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!runs || s[i].start / PAGE * PAGE > end)
+			runs++;
+		end = (s[i].end + PAGE - 1) / PAGE * PAGE;
+	}
+	return runs;
+}
+
 static void count_runs(struct ctx *c)
 {
 	struct piece *p = c->miss.v;
@@ -276,8 +294,8 @@ static void count_runs(struct ctx *c)
 			last = p[i].end;
 	}
 	/* the reader's requests (one per range of the pack at least) and the misses */
-	c->m->pack_runs = c->ncov;
-	c->m->read_runs = c->ncov + c->m->miss_runs;
+	c->m->pack_runs = page_runs(c->cov, c->ncov);
+	c->m->read_runs = c->m->pack_runs + c->m->miss_runs;
 }
 
 errcode_t bp_misses_compute(ext2_filsys fs, const struct bp_trace *t, const struct bp_pack *p,

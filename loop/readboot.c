@@ -8,11 +8,13 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "budget.h"
 #include "devspec.h"
 #include "fsident.h"
@@ -122,9 +124,81 @@ static errcode_t repack(const struct bp_setup_opts *o, ext2_filsys fs, struct bp
 	return 0;
 }
 
+struct jruns {
+	struct {
+		uint64_t start, end;	/* bytes on the device */
+	} *v;
+	size_t n, alloc;
+	uint64_t bs;
+	errcode_t rc;
+};
+
+static int jblock(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt, blk64_t ref_blk,
+		  int ref_offset, void *priv)
+{
+	struct jruns *j = priv;
+	uint64_t b = *blocknr * j->bs;
+
+	(void)fs, (void)blockcnt, (void)ref_blk, (void)ref_offset;
+	if (j->n && j->v[j->n - 1].end == b) {
+		j->v[j->n - 1].end = b + j->bs;
+		return 0;
+	}
+	if (bp_array_reserve((void **)&j->v, &j->alloc, j->n, sizeof(*j->v), 4)) {
+		j->rc = ENOMEM;
+		return BLOCK_ABORT;
+	}
+	j->v[j->n].start = b;
+	j->v[j->n].end = b + j->bs;
+	j->n++;
+	return 0;
+}
+
+/*
+ * The internal journal out of the boot's metadata. The recorder sees the
+ * pages jbd2 creates to write its log (added to the device's cache, never
+ * read), and what the log holds changes with every commit: no pack reads
+ * it and no relayout moves it. A range is trimmed where it reaches into the
+ * journal and dropped when it lies inside.
+ */
+static errcode_t drop_journal(ext2_filsys fs, struct bp_trace *t)
+{
+	struct jruns j = { .bs = fs->blocksize };
+	size_t i, k, n = 0;
+	errcode_t rc;
+
+	if (!ext2fs_has_feature_journal(fs->super) || !fs->super->s_journal_inum || !t->nmeta)
+		return 0;
+	rc = ext2fs_block_iterate3(fs, fs->super->s_journal_inum, BLOCK_FLAG_READ_ONLY |
+				   BLOCK_FLAG_DATA_ONLY, NULL, jblock, &j);
+	if (!rc)
+		rc = j.rc;
+	for (i = 0; !rc && i < t->nmeta; i++) {
+		struct bp_trace_meta m = t->meta[i];
+		uint64_t end = m.offset + m.length;
+
+		for (k = 0; k < j.n && m.offset < end; k++) {
+			uint64_t js = j.v[k].start, je = j.v[k].end;
+
+			if (m.offset >= js && m.offset < je)
+				m.offset = end < je ? end : je;
+			else if (end > js && end <= je)
+				end = js;
+		}
+		if (m.offset < end) {
+			m.length = end - m.offset;
+			t->meta[n++] = m;
+		}
+	}
+	if (!rc)
+		t->nmeta = n;
+	free(j.v);
+	return rc;
+}
+
 /* Merge boot into the trace and the reads trace, save both, rewrite the pack. */
 static errcode_t converge(const struct bp_setup_opts *o, ext2_filsys fs,
-			  const struct bp_trace *boot, const struct bp_pack_info *old,
+			  struct bp_trace *boot, const struct bp_pack_info *old,
 			  struct bp_read_boot *out, struct bp_err *err)
 {
 	struct bp_trace *all = NULL, *reads = NULL;
@@ -133,6 +207,9 @@ static errcode_t converge(const struct bp_setup_opts *o, ext2_filsys fs,
 
 	bp_loop_path(o->root, BP_STATEDIR "/trace", tpath, sizeof(tpath));
 	bp_loop_path(o->root, BP_STATEDIR "/trace.reads", rpath, sizeof(rpath));
+	rc = drop_journal(fs, boot);
+	if (rc)
+		return bp_err_lib(err, rc, "while listing the journal's blocks");
 	rc = load_or_new(tpath, &all, err);
 	if (!rc)
 		rc = load_or_new(rpath, &reads, err);
@@ -173,11 +250,13 @@ static errcode_t judge_misses(const struct bp_setup_opts *o, struct bp_loop_stat
 			      const struct bp_misses *m, struct bp_read_boot *out,
 			      struct bp_err *err)
 {
-	uint64_t grown = pack_grown(st, m);
+	uint64_t grown = pack_grown(st, m), jr = m->kind[BP_MK_JOURNAL].runs;
+	/* the journal's pages: written, not read (drop_journal()), a relayout cannot move them */
+	uint64_t missed = m->miss_runs > jr ? m->miss_runs - jr : 0;
 
 	out->pack_runs = m->pack_runs;
 	out->pack_runs0 = st->pack_runs0;
-	if ((m->miss_runs + grown) * 100 <= (uint64_t)BP_LOOP_MISS_RELAYOUT_PCT * m->read_runs) {
+	if ((missed + grown) * 100 <= (uint64_t)BP_LOOP_MISS_RELAYOUT_PCT * m->read_runs) {
 		st->high_misses = 0;
 		return bp_loop_save(o->root, st, err);
 	}
@@ -190,7 +269,7 @@ static errcode_t judge_misses(const struct bp_setup_opts *o, struct bp_loop_stat
 	snprintf(st->reason, sizeof(st->reason), "misses: %llu of %llu read requests outside "
 		 "the pack and %llu ranges the pack gained since the relayout, over %u%% on %u "
 		 "boots: the boots' merged trace is relaid out",
-		 (unsigned long long)m->miss_runs, (unsigned long long)m->read_runs,
+		 (unsigned long long)missed, (unsigned long long)m->read_runs,
 		 (unsigned long long)grown, BP_LOOP_MISS_RELAYOUT_PCT, BP_LOOP_MISS_SAMPLES);
 	out->relayout = 1;
 	if (bp_setup_next_boot(o, st, "", err))

@@ -7,8 +7,12 @@
 # boots in a row of requests outside the region (misses, then the pack's
 # gained ranges) schedule a relayout; without the gained ranges the second
 # boot, with no miss, would reset the count and the scattered pack would
-# stay. The pack's ranges are counted here from 'bootpack dump --json'
-# (offsets merged where they touch), not from status.
+# stay. The journal's pages are neither: boots that "read" 24 of them (the
+# recorder sees the pages jbd2 writes its log through) count them as
+# journal misses, but no pack gains them and no relayout is scheduled.
+# The pack's ranges are counted here from 'bootpack dump --json' (in 4 KiB
+# pages, merged where they touch), not from status; the journal's blocks
+# come from debugfs.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 . "$top_srcdir/tests/ts/setup/tree.sh"
 bp_require_cmd jq fsfreeze
@@ -26,10 +30,11 @@ for i in $(seq -w 1 24); do
 	sync
 done
 . "$top_srcdir/tests/ts/setup/readboot.sh"
-# ranges PACK: the pack's ranges on the disk, touching ones merged
+# ranges PACK: the pack's ranges on the disk in pages, touching ones merged
 ranges() {
 	"$BOOTPACK" dump --json "$1" |
 		jq '[(.meta[] | [.offset, .offset + .length]), (.entries[] | [.phys, .phys + .length])]
+		    | map([(.[0] / 4096 | floor) * 4096, (.[1] / 4096 | ceil) * 4096])
 		    | sort | reduce .[] as $r ([]; if length > 0 and $r[0] <= .[-1][1]
 		      then .[-1][1] = ([.[-1][1], $r[1]] | max) else . + [$r] end) | length'
 }
@@ -39,7 +44,7 @@ bp_expect_exit 0 "$BOOTPACK" setup --root "$ROOT"
 relaid /usr/lib/x/a /usr/lib/x/b /usr/lib/x/c
 r0=$(ranges "$sd/pack")
 
-files=()
+files=() jblocks=()
 for i in $(seq -w 1 24); do files+=("/srv/s/f$i:0:8192"); done
 mktrace "$BP_TMPDIR/next" /usr/lib/x/a /usr/lib/x/b /usr/lib/x/c "${files[@]}"
 rm -f "$sd/control-boot"
@@ -70,4 +75,32 @@ echo "done in 2 s" >"$run/relayout.status"
 cp "$sd/pack" "$run/pack"
 bp_expect_exit 0 "$BOOTPACK" setup --root "$ROOT" --event boot
 bp_grep '^pack_runs0=0$' "$state"
+
+# two boots whose other reads are the pack's, and 24 journal blocks 8 apart
+bs=$(frozen dumpe2fs -h "$img" 2>/dev/null | sed -n 's/^Block size: *//p')
+jm=()
+for i in $(seq 1 24); do
+	b=$(frozen debugfs -R "bmap <8> $((8 * i + 1))" "$img" 2>/dev/null)
+	[ -n "$b" ] && [ "$b" -gt 0 ] || bp_fail "no journal block $((8 * i + 1)) from debugfs"
+	jm+=(-m "$((b * bs)):$bs:$((5000000 + i))")
+	jblocks+=("$((b * bs))")
+done
+mktrace "$BP_TMPDIR/journal" "${jm[@]}" /usr/lib/x/a /usr/lib/x/b /usr/lib/x/c "${files[@]}"
+for n in 1 2; do
+	rm -f "$sd/control-boot"
+	bp_expect_exit 0 "$BOOTPACK" status --root "$ROOT" --sample --boot-trace "$BP_TMPDIR/journal"
+	bp_grep '^misses 24 requests' "$BP_TMPDIR/out"
+	bp_grep '^high_misses=0$' "$state"
+	[ "$(phase)" = read ] || bp_fail "journal boot $n: phase $(phase)"
+	[ "$(ranges "$sd/pack")" = "$r1" ] ||
+		bp_fail "journal boot $n: the pack has $(ranges "$sd/pack") ranges, not $r1"
+	"$BOOTPACK" dump --json "$sd/pack" >"$BP_TMPDIR/pj.json"
+	for o in "${jblocks[@]}"; do
+		jq -e --argjson o "$o" '[.meta[] | select(.offset <= $o and $o < .offset + .length)]
+			| length == 0' "$BP_TMPDIR/pj.json" >/dev/null ||
+			bp_fail "journal boot $n: the pack reads the journal at $o"
+	done
+done
+bp_expect_exit 0 "$BOOTPACK" status --root "$ROOT"
+bp_grep "^  journal +$((24 * bs)) bytes in 24 requests\$" "$BP_TMPDIR/out"
 exit 0
