@@ -258,14 +258,16 @@ errcode_t bp_loop_last_sample(const char *root, struct bp_loop_sample *s, struct
  * the traced boot's. The region is not redone: a new relayout is scheduled
  * when, on BP_LOOP_MISS_SAMPLES read boots in a row, the requests outside
  * the region were more than BP_LOOP_MISS_RELAYOUT_PCT percent of the boot's
- * requests (runs): the misses, and the ranges the pack read by the boot
- * gained since the first read boot after the relayout (what the merges
- * added lies outside the region, a seek each), when at least
- * BP_LOOP_GROWN_MIN (fewer are a fraction of a second on any disk).
+ * requests (runs): the misses (but the journal's), and the ranges the pack
+ * read by the boot gained since the first read boot after the relayout
+ * (what the merges added lies outside the region, a seek each); and at
+ * least BP_LOOP_OUTSIDE_MIN of them: fewer are a fraction of a second on
+ * any disk, and the few blocks a boot writes and reads again each time
+ * (a log's tail) are no reason for a relayout boot.
  */
 #define BP_LOOP_MISS_RELAYOUT_PCT 10
 #define BP_LOOP_MISS_SAMPLES 2
-#define BP_LOOP_GROWN_MIN 16
+#define BP_LOOP_OUTSIDE_MIN 16
 
 /* Start the recorder of this boot: ENOENT when the boot is not read from a pack. */
 errcode_t bp_loop_record_start(const struct bp_setup_opts *o, struct bp_err *err);

@@ -240,9 +240,7 @@ static uint64_t pack_grown(struct bp_loop_state *st, const struct bp_misses *m)
 {
 	if (!st->pack_runs0)
 		st->pack_runs0 = m->pack_runs;
-	if (m->pack_runs < st->pack_runs0 + BP_LOOP_GROWN_MIN)
-		return 0;
-	return m->pack_runs - st->pack_runs0;
+	return m->pack_runs > st->pack_runs0 ? m->pack_runs - st->pack_runs0 : 0;
 }
 
 /* Too many of the boot's requests outside the region: relayout again. */
@@ -256,7 +254,8 @@ static errcode_t judge_misses(const struct bp_setup_opts *o, struct bp_loop_stat
 
 	out->pack_runs = m->pack_runs;
 	out->pack_runs0 = st->pack_runs0;
-	if ((missed + grown) * 100 <= (uint64_t)BP_LOOP_MISS_RELAYOUT_PCT * m->read_runs) {
+	if (missed + grown < BP_LOOP_OUTSIDE_MIN ||
+	    (missed + grown) * 100 <= (uint64_t)BP_LOOP_MISS_RELAYOUT_PCT * m->read_runs) {
 		st->high_misses = 0;
 		return bp_loop_save(o->root, st, err);
 	}
