@@ -80,8 +80,11 @@ logdir=$builddir/tests/logs
 mkdir -p "$logdir"
 export LC_ALL=C TZ=UTC E2FSCK_CONFIG=/dev/null BLKID_FILE=/dev/null E2FSPROGS_SKIP_PROGRESS=yes
 export top_srcdir=$srcdir top_builddir=$builddir
+# LSAN_OPTIONS: what libext2fs itself leaks (tests/ts/relayout/lsan-undo.supp
+# says which and why), for every case that writes through its undo manager.
 [ $sanitizers = 1 ] && export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
-	UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+	UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+	LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$srcdir/tests/ts/relayout/lsan-undo.supp}
 
 # run_one TEST: prints the result line, returns 0/1/77.
 run_one() {

@@ -39,8 +39,10 @@ int bp_trace_open_device(const char *spec, struct bp_dev *dev, uint32_t *kdev)
 	struct stat st;
 
 	*kdev = 0;
-	if (bp_dev_resolve_ext(spec, dev, &err))
+	if (bp_dev_resolve_ext(spec, dev, &err)) {
+		bp_dev_free(dev);
 		return bp_fail(&err);
+	}
 	if (stat(dev->path, &st) == 0 && S_ISBLK(st.st_mode))
 		*kdev = BP_KDEV(major(st.st_rdev), minor(st.st_rdev));
 	return 0;
