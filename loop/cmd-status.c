@@ -16,6 +16,7 @@
 #include "misses.h"
 #include "pack-budget.h"
 #include "pack-parse.h"
+#include "policy.h"
 #include "strutils.h"
 
 static void usage(void)
@@ -216,7 +217,7 @@ int cmd_status(int argc, char **argv)
 	struct bp_loop_sample v[BP_LOOP_JUDGE_WINDOW];
 	struct bp_loop_verdict j;
 	struct bp_misses m;
-	struct bp_read_boot rb;
+	struct bp_boot_end be;
 	const char *boot_trace = NULL;
 	uint64_t boot_us = 0;
 	int sample = 0, json = 0, ch, rc;
@@ -263,37 +264,32 @@ int cmd_status(int argc, char **argv)
 	if (sample) {
 		if (!boot_trace)
 			bp_loop_record_stop(&o);	/* what follows is not the boot's */
-		ret = bp_loop_sample(&o, boot_us / 1000, &s, &err);
-		if (ret == ENOENT) {
-			bp_loop_read_boot(&o, boot_trace, 1, &m, &rb, &err);	/* stops the recorder */
+		ret = bp_loop_boot_end(&o, boot_us / 1000, boot_trace, &m, &be, &err);
+		if (ret == ENOENT)
 			return BP_EX_OK;	/* not a read boot: nothing to sample */
-		}
 		if (ret)
 			return bp_fail(&err);
+		s = be.sample;
 		printf("hit rate %u%% (%llu of %llu packed bytes resident, %llu in %u changed "
 		       "files)%s\n", s.hit_pct, (unsigned long long)s.resident,
 		       (unsigned long long)s.packed, (unsigned long long)s.changed,
-		       s.changed_files, s.retraced ? "; a new trace is scheduled" : "");
+		       s.changed_files, be.actions & BP_ACT_TRACE ? "; a new trace is scheduled" : "");
 		if (!s.read)
 			printf("a control boot: the pack was not read\n");
-		if (bp_loop_load(o.root, &st, &err) == 0 && st.phase == BP_PHASE_OFF)
-			printf("turned off: %s\n", st.reason);
-		/* then the boot's reads: misses, the merged trace, the new pack */
-		ret = bp_loop_read_boot(&o, boot_trace, !s.read, &m, &rb, &err);
-		if (ret == ENOENT)
-			return BP_EX_OK;	/* no recorder ran, or the loop moved on */
-		if (ret)
-			return bp_fail(&err);
+		if (be.phase == BP_PHASE_OFF)
+			printf("turned off: %s\n", be.reason);
+		if (!be.have_misses)
+			return BP_EX_OK;	/* no recorder ran */
 		printf("misses %llu requests, %llu bytes outside the pack; %u%% of the boot's "
 		       "reads in the pack\n", (unsigned long long)m.miss_runs,
 		       (unsigned long long)m.miss_bytes, m.hit_pct);
-		if (rb.repacked)
+		if (be.repacked)
 			printf("pack rewritten from the merged trace: %llu bytes in %llu files\n",
-			       (unsigned long long)rb.pack_bytes, (unsigned long long)rb.pack_files);
-		if (rb.pack_runs0)
+			       (unsigned long long)be.pack_bytes, (unsigned long long)be.pack_files);
+		if (be.pack_runs0)
 			printf("pack ranges %llu, %llu after the relayout\n",
-			       (unsigned long long)rb.pack_runs, (unsigned long long)rb.pack_runs0);
-		if (rb.relayout)
+			       (unsigned long long)be.pack_runs, (unsigned long long)be.pack_runs0);
+		if (be.actions & BP_ACT_RELAYOUT)
 			printf("a relayout is scheduled for the next boot\n");
 		return BP_EX_OK;
 	}

@@ -172,10 +172,6 @@ enum bp_event {
 
 errcode_t bp_loop_event(const struct bp_setup_opts *o, enum bp_event ev, struct bp_err *err);
 
-/* Schedule a new trace (phase trace, kernel arguments) with reason. */
-errcode_t bp_loop_retrace(const struct bp_setup_opts *o, struct bp_loop_state *st,
-			  const char *reason, struct bp_err *err);
-
 /* ---- hit rate, and whether readahead pays ---------------------------------- */
 
 #define BP_LOOP_HIT_THRESHOLD 50	/* percent */
@@ -204,7 +200,7 @@ struct bp_loop_sample {
 	unsigned int changed_files;
 	int read;			/* 1: the reader ran; 0: a control boot */
 	uint64_t boot_ms;		/* the boot reached default.target, 0: unknown */
-	int retraced;			/* this sample scheduled a new trace */
+	int relaid;			/* the boot relaid the root out (not a line's field) */
 };
 
 /* One line of BP_STATEDIR/stats; fields of later versions are optional. 0 or -EINVAL. */
@@ -230,16 +226,13 @@ errcode_t bp_loop_pack_samples(const char *root, const struct bp_loop_state *st,
 
 /*
  * End of a boot read from the pack (or of a control boot): sample the pack's
- * residency (mincore), append a line to BP_STATEDIR/stats with boot_ms (the
- * time the boot reached default.target, 0 if unknown). A read boot schedules
- * a new trace after BP_LOOP_LOW_SAMPLES consecutive samples under
- * BP_LOOP_HIT_THRESHOLD. Then the verdict: readahead that does not pay turns
- * the loop off (phase off, the pack renamed to pack.off, the reason in the
- * state); otherwise the next control boot is scheduled when it is due.
- * ENOENT: no pack or not in the read phase (nothing written).
+ * residency (mincore; a control boot consumes BP_LOOP_CONTROL_FILE) and
+ * append a line to BP_STATEDIR/stats with boot_ms (the time the boot reached
+ * default.target, 0 if unknown or the boot relaid the root out). What the
+ * loop does about it is the policy's (policy.h), through bp_loop_boot_end().
  */
-errcode_t bp_loop_sample(const struct bp_setup_opts *o, uint64_t boot_ms,
-			 struct bp_loop_sample *s, struct bp_err *err);
+errcode_t bp_loop_take_sample(const struct bp_setup_opts *o, uint64_t boot_ms,
+			      struct bp_loop_sample *s, struct bp_err *err);
 
 /* The last sample of a read boot in BP_STATEDIR/stats; ENOENT if there is none. */
 errcode_t bp_loop_last_sample(const char *root, struct bp_loop_sample *s, struct bp_err *err);
@@ -249,7 +242,7 @@ errcode_t bp_loop_last_sample(const char *root, struct bp_loop_sample *s, struct
 /*
  * A read boot is also a cheap traced boot. Early in it, bootpack setup
  * --event read-start starts the recorder (trace-engine.h, recorder.c); at
- * its end, bp_loop_read_boot() collects it, counts what the boot read that
+ * its end, bp_loop_boot_end() collects it, counts what the boot read that
  * the pack did not hold (misses.h, saved in BP_STATEDIR/misses), merges the
  * boot's reads into BP_STATEDIR/trace (and its metadata, at the positions
  * of today's layout, into BP_STATEDIR/trace.reads, which a relayout
@@ -270,29 +263,38 @@ errcode_t bp_loop_last_sample(const char *root, struct bp_loop_sample *s, struct
 #define BP_LOOP_OUTSIDE_MIN 16
 
 /* Start the recorder of this boot: ENOENT when the boot is not read from a pack. */
-errcode_t bp_loop_record_start(const struct bp_setup_opts *o, struct bp_err *err);
+errcode_t bp_loop_record_start(const struct bp_setup_opts *o, const struct bp_loop_state *st,
+			       struct bp_err *err);
 
 /* The boot is over: stop the recorder before the loop's own reads. */
 void bp_loop_record_stop(const struct bp_setup_opts *o);
 
-struct bp_read_boot {
+struct bp_misses;
+
+/* What the end of a boot found and did (bootpack status --sample prints it). */
+struct bp_boot_end {
+	struct bp_loop_sample sample;	/* the pack's residency, the boot's time */
+	int have_misses;		/* the boot's reads were recorded: misses below */
 	int merged;			/* the boot's reads are in the trace */
 	int repacked;			/* the pack was rewritten */
 	uint64_t pack_files, pack_bytes;	/* the new pack */
-	int relayout;			/* a relayout was scheduled for the next boot */
+	unsigned int actions;		/* the policy's (policy.h: enum bp_loop_act) */
+	enum bp_phase phase;		/* the loop's phase after the boot */
+	char reason[256];		/* ... and why */
 	uint64_t pack_runs, pack_runs0;	/* the boot's pack's ranges, and after the relayout */
 };
 
-struct bp_misses;
-
 /*
- * End of a boot read from the pack, or of a control boot (control: its
- * misses say nothing about the pack and schedule nothing, but its reads are
- * merged). trace_path: the boot's reads as a trace file instead of the
- * recorder's. ENOENT: not in the read phase, or no recorder ran (the
+ * The end of a boot in the read phase: the sample (bp_loop_take_sample()),
+ * the boot's misses (m) from the recorder or trace_path (the boot's reads
+ * as a trace file), the policy on them, its actions: a new trace, a control
+ * boot, off, a relayout; and the boot's reads merged into the trace and the
+ * pack rewritten (a control boot's too: its misses say nothing about the
+ * pack, but its reads are reads). ENOENT: not in the read phase (the
  * recorder, if any, is removed).
  */
-errcode_t bp_loop_read_boot(const struct bp_setup_opts *o, const char *trace_path, int control,
-			    struct bp_misses *m, struct bp_read_boot *out, struct bp_err *err);
+errcode_t bp_loop_boot_end(const struct bp_setup_opts *o, uint64_t boot_ms,
+			   const char *trace_path, struct bp_misses *m, struct bp_boot_end *out,
+			   struct bp_err *err);
 
 #endif /* BP_LOOP_H */
