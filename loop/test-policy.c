@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test-policy.c --- the loop's rules (policy.c) as a table: a state and one
+ * boot's observation in, the phase, the actions and the counters out
+ *
+ * Each rule is a row; the rows named "real:" are the boots of check-loop
+ * (tests/loop/README.md) and of issue 39 that found the rule wrong. A row
+ * that fails prints its name. doc/testing.md's mutation table lists the
+ * rule broken on purpose and the row that caught it.
+ */
+#include <string.h>
+
+#include "policy.h"
+#include "unit.h"
+
+/* expectations: 0 is "not checked", X(v) is "equals v" */
+#define X(v) ((long long)(v) + 1)
+
+struct row {
+	const char *name;
+	struct bp_loop_state st;
+	struct bp_loop_obs ob;
+	int samples;			/* index into sample_sets, with ob.event END */
+	enum bp_phase phase;		/* the phase after */
+	unsigned int mask;		/* the actions, exactly */
+	long long high, low, attempts, runs0;	/* X(v) or 0 */
+	const char *reason;		/* the new reason's beginning, NULL: unchanged */
+};
+
+#define T0 1764800000
+#define S(t, r, ms) { .when = (t), .read = (r), .boot_ms = (ms), .hit_pct = 99 }
+
+/* no sample but this boot's */
+static const struct bp_loop_sample s_one[] = { S(T0, 1, 0) };
+/* three read boots since the last control boot, undecided: the next is a control boot */
+static const struct bp_loop_sample s_three[] = {
+	S(T0, 1, 0), S(T0 + 1, 0, 30000), S(T0 + 2, 1, 29000), S(T0 + 3, 1, 29100),
+	S(T0 + 4, 1, 29200),
+};
+/* two read boots since: not yet */
+static const struct bp_loop_sample s_two[] = {
+	S(T0, 1, 0), S(T0 + 1, 0, 30000), S(T0 + 2, 1, 29000), S(T0 + 3, 1, 29100),
+};
+/* a fast disk, decided: the reader does not pay (test-judge.c's ssd) */
+static const struct bp_loop_sample s_ssd[] = {
+	S(T0, 1, 12900), S(T0 + 1, 1, 12700), S(T0 + 2, 1, 13100), S(T0 + 3, 0, 12600),
+	S(T0 + 4, 1, 12800), S(T0 + 5, 0, 12800),
+};
+/* a slow disk, decided, pays: 15 read boots since the last control boot: one in 16 */
+static const struct bp_loop_sample s_pays15[] = {
+	S(T0, 1, 104000), S(T0 + 1, 0, 205000), S(T0 + 2, 0, 222000),
+	S(T0 + 3, 1, 101000), S(T0 + 4, 1, 102000), S(T0 + 5, 1, 103000), S(T0 + 6, 1, 104000),
+	S(T0 + 7, 1, 101000), S(T0 + 8, 1, 102000), S(T0 + 9, 1, 103000), S(T0 + 10, 1, 104000),
+	S(T0 + 11, 1, 101000), S(T0 + 12, 1, 102000), S(T0 + 13, 1, 103000),
+	S(T0 + 14, 1, 104000), S(T0 + 15, 1, 101000), S(T0 + 16, 1, 102000),
+	S(T0 + 17, 1, 103000),
+};
+/* ... with 3 read boots since: no control boot while it pays */
+static const struct bp_loop_sample s_pays3[] = {
+	S(T0, 1, 104000), S(T0 + 1, 0, 205000), S(T0 + 2, 0, 222000),
+	S(T0 + 3, 1, 101000), S(T0 + 4, 1, 102000), S(T0 + 5, 1, 103000),
+};
+
+static const struct {
+	const struct bp_loop_sample *v;
+	size_t n;
+} sample_sets[] = {
+	{ s_one, ARRAY_SIZE(s_one) }, { s_three, ARRAY_SIZE(s_three) },
+	{ s_two, ARRAY_SIZE(s_two) }, { s_ssd, ARRAY_SIZE(s_ssd) },
+	{ s_pays15, ARRAY_SIZE(s_pays15) }, { s_pays3, ARRAY_SIZE(s_pays3) },
+};
+enum { ONE, THREE, TWO, SSD, PAYS15, PAYS3 };
+
+#define READ_ST(...) { .phase = BP_PHASE_READ, __VA_ARGS__ }
+#define END(...) { .event = BP_OBS_END, .now = T0 + 100, .hit_pct = 99, __VA_ARGS__ }
+#define END_HIT(h, ...) { .event = BP_OBS_END, .now = T0 + 100, .hit_pct = (h), __VA_ARGS__ }
+/* a read boot's misses: requests, pack ranges, misses, the journal's misses */
+#define MISSES(r, p, m, j) .have_misses = 1, .read_runs = (r), .pack_runs = (p), \
+	.miss_runs = (m), .journal_runs = (j)
+
+static const struct row rows[] = {
+	/* ---- traced ---- */
+	{ "traced: the relayout is next", { .phase = BP_PHASE_TRACE, .attempts = 2 },
+	  { .event = BP_OBS_TRACED }, 0, BP_PHASE_RELAYOUT, BP_ACT_RELAYOUT,
+	  .attempts = X(0), .reason = "boot traced" },
+	{ "traced: the system's first boot is traced again", { .phase = BP_PHASE_TRACE },
+	  { .event = BP_OBS_TRACED, .first_boot = 1 }, 0, BP_PHASE_TRACE, BP_ACT_SET_ASIDE,
+	  .reason = "the traced boot was the system's first" },
+
+	/* ---- the initramfs relayout's outcome ---- */
+	{ "relayout done: read, counters reset", { .phase = BP_PHASE_RELAYOUT, .attempts = 1,
+	  .low_hits = 1, .high_misses = 1, .pack_runs0 = 40 },
+	  { .event = BP_OBS_RELAYOUT, .relayout_status = "done in 3 s" }, 0, BP_PHASE_READ,
+	  BP_ACT_TAKE_PACK, X(0), X(0), X(0), X(0), "relaid out at boot" },
+	{ "relayout done taken in any phase", READ_ST(.pack_runs0 = 40),
+	  { .event = BP_OBS_RELAYOUT, .relayout_status = "done in 3 s" }, 0, BP_PHASE_READ,
+	  BP_ACT_TAKE_PACK, .runs0 = X(0), .reason = "relaid out at boot" },
+	{ "relayout skipped: one attempt more", { .phase = BP_PHASE_RELAYOUT },
+	  { .event = BP_OBS_RELAYOUT, .relayout_status = "skipped no room" }, 0,
+	  BP_PHASE_RELAYOUT, 0, .attempts = X(1), .reason = "skipped no room" },
+	{ "relayout not tried: an attempt, rebuild the initramfs", { .phase = BP_PHASE_RELAYOUT,
+	  .attempts = 1 }, { .event = BP_OBS_RELAYOUT }, 0, BP_PHASE_RELAYOUT, 0,
+	  .attempts = X(2), .reason = "skipped the initramfs did not try" },
+	{ "relayout failed 3 times: off", { .phase = BP_PHASE_RELAYOUT, .attempts = 2 },
+	  { .event = BP_OBS_RELAYOUT, .relayout_status = "failed e2fsck" }, 0, BP_PHASE_OFF,
+	  0, .attempts = X(3), .reason = "relayout did not complete on 3 boots, last: failed" },
+	{ "no relayout due, none done: nothing", READ_ST(.attempts = 0),
+	  { .event = BP_OBS_RELAYOUT }, 0, BP_PHASE_READ, 0, .attempts = X(0) },
+	{ "a failed status out of the relayout phase: no attempt", READ_ST(.attempts = 0),
+	  { .event = BP_OBS_RELAYOUT, .relayout_status = "failed" }, 0, BP_PHASE_READ, 0,
+	  .attempts = X(0) },
+
+	/* ---- packages (staleness) ---- */
+	{ "packages changed the pack's files: a new trace", READ_ST(.low_hits = 1),
+	  { .event = BP_OBS_PACKAGES, .changed_files = 2, .first_changed = "/usr/lib/x/a" }, 0,
+	  BP_PHASE_TRACE, BP_ACT_TRACE, .low = X(0),
+	  .reason = "stale: packages changed 2 file(s) of the pack, e.g. /usr/lib/x/a" },
+	{ "packages and an unusable pack: a new trace", READ_ST(),
+	  { .event = BP_OBS_PACKAGES, .pack_unusable = 1, .pack_why = "bad magic" }, 0,
+	  BP_PHASE_TRACE, BP_ACT_TRACE,
+	  .reason = "packages changed and the pack is unusable (bad magic)" },
+	{ "packages changed none of the pack: nothing", READ_ST(),
+	  { .event = BP_OBS_PACKAGES }, 0, BP_PHASE_READ, 0 },
+	{ "packages out of the read phase: nothing", { .phase = BP_PHASE_RELAYOUT },
+	  { .event = BP_OBS_PACKAGES, .changed_files = 2 }, 0, BP_PHASE_RELAYOUT, 0 },
+
+	/* ---- the end of a boot: hit rate ---- */
+	{ "end out of the read phase: nothing", { .phase = BP_PHASE_TRACE },
+	  END_HIT(10, MISSES(100, 10, 50, 0)), ONE, BP_PHASE_TRACE, 0 },
+	{ "a low hit rate once: counted", READ_ST(), END_HIT(49), ONE, BP_PHASE_READ, 0,
+	  .low = X(1) },
+	{ "a low hit rate twice: stale, a new trace, no refresh", READ_ST(.low_hits = 1),
+	  END_HIT(40, MISSES(100, 10, 0, 0)), ONE, BP_PHASE_TRACE, BP_ACT_TRACE,
+	  .low = X(0), .reason = "stale: hit rate 40% under 50% on 2 boots" },
+	{ "a good hit rate resets the count", READ_ST(.low_hits = 1), END_HIT(50), ONE,
+	  BP_PHASE_READ, 0, .low = X(0) },
+	{ "a control boot's hit rate says nothing", READ_ST(.low_hits = 1),
+	  END_HIT(10, .control = 1), ONE, BP_PHASE_READ, 0, .low = X(1) },
+
+	/* ---- the control boots' verdict ---- */
+	{ "verdict: does not pay, off, no refresh", READ_ST(),
+	  END(MISSES(100, 10, 50, 0)), SSD, BP_PHASE_OFF, BP_ACT_OFF,
+	  .reason = "readahead does not pay on this disk: boots read from the pack 12.8 s" },
+	{ "undecided, 3 read boots since a control boot: a control boot", READ_ST(), END(),
+	  THREE, BP_PHASE_READ, BP_ACT_CONTROL },
+	{ "undecided, 2 read boots since: no control boot", READ_ST(), END(), TWO,
+	  BP_PHASE_READ, 0 },
+	{ "pays, 15 read boots since: a control boot in 16", READ_ST(), END(), PAYS15,
+	  BP_PHASE_READ, BP_ACT_CONTROL },
+	{ "pays, 3 read boots since: none", READ_ST(), END(), PAYS3, BP_PHASE_READ, 0 },
+
+	/* ---- the misses rule ---- */
+	{ "no reads recorded: no refresh, no rule", READ_ST(.high_misses = 1), END(), ONE,
+	  BP_PHASE_READ, 0, .high = X(1) },
+	{ "the first read boot after the relayout: its pack ranges the base", READ_ST(),
+	  END(MISSES(100, 90, 2, 0)), ONE, BP_PHASE_READ, BP_ACT_REFRESH, .high = X(0),
+	  .runs0 = X(90) },
+	{ "16 misses over a tenth: counted", READ_ST(.pack_runs0 = 84),
+	  END(MISSES(100, 84, 16, 0)), ONE, BP_PHASE_READ, BP_ACT_REFRESH, .high = X(1) },
+	{ "16 misses over a tenth twice: a relayout", READ_ST(.high_misses = 1, .pack_runs0 = 84),
+	  END(MISSES(100, 84, 16, 0)), ONE, BP_PHASE_RELAYOUT, BP_ACT_REFRESH | BP_ACT_RELAYOUT,
+	  .high = X(0), .attempts = X(0),
+	  .reason = "misses: 16 of 100 read requests outside the pack and 0 ranges" },
+	{ "a tenth exactly is not over it", READ_ST(.high_misses = 1, .pack_runs0 = 180),
+	  END(MISSES(200, 180, 20, 0)), ONE, BP_PHASE_READ, BP_ACT_REFRESH, .high = X(0) },
+	{ "real: check-loop's boot 2, 13 misses of 48 requests (under 16)",
+	  READ_ST(.high_misses = 1, .pack_runs0 = 35), END(MISSES(48, 35, 13, 0)), ONE,
+	  BP_PHASE_READ, BP_ACT_REFRESH, .high = X(0) },
+	{ "real: check-loop's 14 journal misses a boot are not counted",
+	  READ_ST(.high_misses = 1, .pack_runs0 = 35), END(MISSES(62, 35, 27, 14)), ONE,
+	  BP_PHASE_READ, BP_ACT_REFRESH, .high = X(0) },
+	{ "a control boot: merged, its misses say nothing",
+	  READ_ST(.high_misses = 1, .pack_runs0 = 35), END(.control = 1, MISSES(100, 35, 65, 0)),
+	  ONE, BP_PHASE_READ, BP_ACT_REFRESH, .high = X(1) },
+	{ "real (read-boot-scattered): 24 misses after a relayout of 9 ranges", READ_ST(),
+	  END(MISSES(33, 9, 24, 0)), ONE, BP_PHASE_READ, BP_ACT_REFRESH, .high = X(1),
+	  .runs0 = X(9) },
+	{ "real (read-boot-scattered): no miss, 26 ranges gained: a relayout",
+	  READ_ST(.high_misses = 1, .pack_runs0 = 9), END(MISSES(35, 35, 0, 0)), ONE,
+	  BP_PHASE_RELAYOUT, BP_ACT_REFRESH | BP_ACT_RELAYOUT, .high = X(0),
+	  .reason = "misses: 0 of 35 read requests outside the pack and 26 ranges" },
+};
+
+static int check_row(const struct row *r)
+{
+	struct bp_loop_state next;
+	struct bp_loop_actions a;
+	struct bp_loop_obs ob = r->ob;
+	int bad = 0;
+
+	if (ob.event == BP_OBS_END) {
+		ob.samples = sample_sets[r->samples].v;
+		ob.nsamples = sample_sets[r->samples].n;
+	}
+	bp_loop_policy(&r->st, &ob, &next, &a);
+	bad |= next.phase != r->phase;
+	bad |= a.mask != r->mask;
+	bad |= r->high && next.high_misses != r->high - 1;
+	bad |= r->low && next.low_hits != r->low - 1;
+	bad |= r->attempts && next.attempts != r->attempts - 1;
+	bad |= r->runs0 && next.pack_runs0 != (uint64_t)(r->runs0 - 1);
+	if (r->reason)
+		bad |= strncmp(next.reason, r->reason, strlen(r->reason)) != 0;
+	else
+		bad |= strcmp(next.reason, r->st.reason) != 0;
+	if (bad) {
+		char an[128];
+
+		bp_loop_actions_name(a.mask, an, sizeof(an));
+		fprintf(stderr, "row \"%s\": phase %d, actions %s, high %u, low %u, attempts %u, "
+			"runs0 %llu, reason \"%s\"\n", r->name, (int)next.phase, an,
+			next.high_misses, next.low_hits, next.attempts,
+			(unsigned long long)next.pack_runs0, next.reason);
+	}
+	return !bad;
+}
+
+int main(void)
+{
+	struct bp_loop_state st = { 0 };
+	size_t i;
+
+	bp_loop_policy_setup(&st, T0);
+	CHECK(st.phase == BP_PHASE_TRACE && st.setup_time == T0 && st.phase_time == T0 &&
+	      !strcmp(st.reason, "setup"));
+	for (i = 0; i < ARRAY_SIZE(rows); i++)
+		CHECK(check_row(&rows[i]));
+	printf("%zu rows\n", ARRAY_SIZE(rows));
+	return unit_exit();
+}
