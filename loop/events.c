@@ -118,7 +118,8 @@ static errcode_t act(const struct bp_setup_opts *o, struct bp_loop_state *st,
 		bp_loop_path(o->root, BP_STATEDIR "/stats", path, sizeof(path));
 		fp = fopen(path, "ae");
 		if (fp) {
-			fprintf(fp, "pack time=%lld\n", (long long)st->relayout_time);
+			fprintf(fp, "pack time=%lld%s\n", (long long)st->relayout_time,
+				st->verdict_time < st->relayout_time ? " verdict=kept" : "");
 			fclose(fp);
 		}
 		/* the read boots' metadata positions are the old layout's */

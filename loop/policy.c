@@ -16,6 +16,34 @@ static void set_phase(struct bp_loop_state *st, enum bp_phase p, time_t now)
 	st->phase_time = now;
 }
 
+/* A new boot in the history (the oldest dropped), numbered. */
+static struct bp_loop_boot *boot_add(struct bp_loop_state *st, enum bp_boot_kind kind,
+				     time_t now)
+{
+	struct bp_loop_boot *b;
+
+	if (st->nhistory >= BP_LOOP_HISTORY) {
+		memmove(st->history, st->history + 1, (BP_LOOP_HISTORY - 1) * sizeof(*b));
+		st->nhistory = BP_LOOP_HISTORY - 1;
+	}
+	b = &st->history[st->nhistory++];
+	memset(b, 0, sizeof(*b));
+	b->boot = ++st->boots;
+	b->when = now;
+	b->kind = kind;
+	return b;
+}
+
+/* The misses rule starts again (a new boot set: a trace). */
+static void rule_reset(struct bp_loop_state *st)
+{
+	st->high_misses = 0;
+	st->rule_relayout = 0;
+	st->after_n = 0;
+	st->rule_off = 0;
+	st->rule_reason[0] = '\0';
+}
+
 void bp_loop_policy_setup(struct bp_loop_state *st, time_t now)
 {
 	set_phase(st, BP_PHASE_TRACE, now);
@@ -57,12 +85,15 @@ static void traced(struct bp_loop_state *st, const struct bp_loop_obs *ob,
 	 * not a boot set. The trace is kept aside, the next boot traced again.
 	 */
 	if (ob->first_boot) {
+		boot_add(st, BP_BOOT_FIRST, ob->now);
 		snprintf(st->reason, sizeof(st->reason), "the traced boot was the system's first: "
 			 "the next boot is traced again");
 		snprintf(a->log, sizeof(a->log), "%s", st->reason);
 		a->mask = BP_ACT_SET_ASIDE;
 		return;
 	}
+	boot_add(st, BP_BOOT_TRACED, ob->now);
+	rule_reset(st);
 	set_phase(st, BP_PHASE_RELAYOUT, ob->now);
 	st->attempts = 0;
 	snprintf(st->reason, sizeof(st->reason), "boot traced");
@@ -85,6 +116,19 @@ static void relayout_outcome(struct bp_loop_state *st, const struct bp_loop_obs 
 		return;		/* no relayout was due, none was done */
 	snprintf(a->log, sizeof(a->log), "initramfs relayout: %s", status);
 	if (strncmp(status, "done", 4) == 0) {
+		boot_add(st, BP_BOOT_RELAID, ob->now);
+		memmove(st->relayout_boots + 1, st->relayout_boots,
+			(BP_LOOP_RELAYOUT_CAP - 1) * sizeof(st->relayout_boots[0]));
+		st->relayout_boots[0] = st->boots;
+		st->reads_since_relayout = 0;
+		st->after_n = 0;
+		/*
+		 * The control boots keep their verdict across a relayout of the
+		 * misses rule: it moves what the read boots added to the pack, the
+		 * boot set is the same. A relayout of a new trace starts it again.
+		 */
+		if (!st->rule_relayout || !st->verdict_time)
+			st->verdict_time = ob->now;
 		set_phase(st, BP_PHASE_READ, ob->now);
 		st->relayout_time = ob->now;
 		st->attempts = 0;
@@ -97,6 +141,7 @@ static void relayout_outcome(struct bp_loop_state *st, const struct bp_loop_obs 
 	}
 	if (st->phase != BP_PHASE_RELAYOUT)
 		return;
+	boot_add(st, BP_BOOT_RELAYOUT_FAILED, ob->now);
 	st->attempts++;
 	snprintf(st->reason, sizeof(st->reason), "%s", status);
 	if (st->attempts >= 3) {
@@ -176,55 +221,132 @@ static int verdict(struct bp_loop_state *st, const struct bp_loop_obs *ob,
 	return 0;
 }
 
+/* Relayouts in the last BP_LOOP_RELAYOUT_PERIOD boots, the first one's included. */
+static unsigned int recent_relayouts(const struct bp_loop_state *st)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < BP_LOOP_RELAYOUT_CAP; i++)
+		if (st->relayout_boots[i] && st->relayout_boots[i] + BP_LOOP_RELAYOUT_PERIOD > st->boots)
+			n++;
+	return n;
+}
+
 /*
- * Too many of the boot's requests outside the region on BP_LOOP_MISS_SAMPLES
- * read boots in a row: relayout again (loop.h). The journal's misses are
- * pages jbd2 writes its log through: no relayout moves them. The ranges the
- * pack gained since the first read boot after the relayout (its pack is the
- * base) lie outside the region, a request each.
+ * Did the misses rule's last relayout pay? Its first BP_LOOP_MISS_SAMPLES read
+ * boots are measured: when the fewest requests outside the region among
+ * them are not fewer than a boot before it had, the relayout moved what
+ * the pack then missed (the directories it moved) and gained nothing; the
+ * rule stops, with the reason, until a new trace.
+ */
+static void relayout_paid(struct bp_loop_state *st, uint64_t outside)
+{
+	unsigned int boot = st->relayout_boots[0];
+
+	if (!st->rule_relayout || st->after_n >= BP_LOOP_MISS_SAMPLES)
+		return;
+	if (!st->after_n++ || outside < st->after_min)
+		st->after_min = outside;
+	if (st->after_n < BP_LOOP_MISS_SAMPLES || st->after_min < st->outside_before)
+		return;
+	st->rule_off = 1;
+	snprintf(st->rule_reason, sizeof(st->rule_reason), "the relayout of boot %u did not "
+		 "reduce the requests outside the region (%" PRIu64 " a boot before it, %" PRIu64
+		 " at least on the %u boots after): the misses rule is off until a new trace",
+		 boot, st->outside_before, st->after_min, BP_LOOP_MISS_SAMPLES);
+}
+
+/*
+ * The misses rule (loop.h): the boot's misses outside the journal (its
+ * pages are written, not read: no relayout moves them) over a tenth of its
+ * requests and BP_LOOP_OUTSIDE_MIN at least, on BP_LOOP_MISS_SAMPLES read
+ * boots, schedule a relayout of the boots' merged trace when it is
+ * predicted to pay and none is too near.
+ *
+ * The ranges the pack gained by merging the read boots are no misses: a
+ * pack that grows by merging would schedule relayout after relayout. They
+ * count where a relayout is weighed, as requests outside the region:
+ *
+ *   now   = misses + gained ranges      (outside the region on this boot)
+ *   after = penalty                     (outside on the first read boot
+ *                                        after the last relayout: the
+ *                                        metadata it moved, the new reads)
+ *   pays  = now >= after + margin, margin = max(16, a tenth of the requests)
+ *
+ * Hysteresis: a boot under half the thresholds (8 misses, a twentieth)
+ * resets the count, one between holds it. No relayout within
+ * BP_LOOP_RELAYOUT_GAP read boots of the last one, nor more than
+ * BP_LOOP_RELAYOUT_CAP in BP_LOOP_RELAYOUT_PERIOD boots; and a relayout of
+ * the rule that did not reduce the requests outside the region stops it
+ * (relayout_paid()).
  */
 static void misses_rule(struct bp_loop_state *st, const struct bp_loop_obs *ob,
 			struct bp_loop_actions *a)
 {
 	uint64_t missed = ob->miss_runs > ob->journal_runs ? ob->miss_runs - ob->journal_runs : 0;
-	uint64_t grown;
+	uint64_t grown, now, margin, pct = BP_LOOP_MISS_RELAYOUT_PCT;
 
 	if (!st->pack_runs0)
 		st->pack_runs0 = ob->pack_runs;
 	grown = ob->pack_runs > st->pack_runs0 ? ob->pack_runs - st->pack_runs0 : 0;
-	a->outside = missed + grown;
+	now = missed + grown;
+	a->outside = now;
 	a->grown = grown;
-	if (missed + grown < BP_LOOP_OUTSIDE_MIN ||
-	    (missed + grown) * 100 <= (uint64_t)BP_LOOP_MISS_RELAYOUT_PCT * ob->read_runs) {
-		st->high_misses = 0;
+	if (!st->reads_since_relayout++)
+		st->penalty = now;
+	relayout_paid(st, now);
+	margin = ob->read_runs * pct / 100;
+	if (margin < BP_LOOP_OUTSIDE_MIN)
+		margin = BP_LOOP_OUTSIDE_MIN;
+	if (missed < BP_LOOP_OUTSIDE_MIN || missed * 100 <= pct * ob->read_runs ||
+	    now < st->penalty + margin) {
+		if (missed < BP_LOOP_OUTSIDE_MIN / 2 || missed * 200 <= pct * ob->read_runs)
+			st->high_misses = 0;	/* well under: reset; between: held */
 		return;
 	}
-	if (++st->high_misses < BP_LOOP_MISS_SAMPLES)
+	if (st->high_misses < BP_LOOP_MISS_SAMPLES)
+		st->high_misses++;
+	if (st->high_misses < BP_LOOP_MISS_SAMPLES || st->rule_off ||
+	    st->reads_since_relayout < BP_LOOP_RELAYOUT_GAP ||
+	    recent_relayouts(st) >= BP_LOOP_RELAYOUT_CAP)
 		return;
 	set_phase(st, BP_PHASE_RELAYOUT, ob->now);
 	st->attempts = 0;
 	st->high_misses = 0;
+	st->rule_relayout = 1;
+	st->outside_before = now;
 	snprintf(st->reason, sizeof(st->reason), "misses: %" PRIu64 " of %" PRIu64 " read "
-		 "requests outside the pack and %" PRIu64 " ranges the pack gained since the "
-		 "relayout, over %u%% on %u boots: the boots' merged trace is relaid out",
-		 missed, ob->read_runs, grown, BP_LOOP_MISS_RELAYOUT_PCT, BP_LOOP_MISS_SAMPLES);
+		 "requests outside the pack (and %" PRIu64 " ranges the pack gained since the "
+		 "relayout), over %u%% on %u boots, predicted to pay (%" PRIu64 " outside the "
+		 "region after it): the boots' merged trace is relaid out", missed, ob->read_runs,
+		 grown, BP_LOOP_MISS_RELAYOUT_PCT, BP_LOOP_MISS_SAMPLES, st->penalty);
 	a->mask |= BP_ACT_RELAYOUT;
+	a->mask &= ~BP_ACT_CONTROL;	/* the relayout boot cannot be a control boot */
 }
 
 /* The end of a boot in the read phase: hit rate, verdict, misses, in that order. */
 static void boot_end(struct bp_loop_state *st, const struct bp_loop_obs *ob,
 		     struct bp_loop_actions *a)
 {
+	struct bp_loop_boot *b;
+
 	if (st->phase != BP_PHASE_READ)
 		return;
-	if (hit_rate(st, ob, a) || verdict(st, ob, a))
-		return;		/* a new trace, or off: the boot's reads are of no use */
-	if (!ob->have_misses)
-		return;
-	/* a control boot's reads are merged, its misses say nothing about the pack */
-	a->mask |= BP_ACT_REFRESH;
-	if (!ob->control)
-		misses_rule(st, ob, a);
+	/* the boot that relaid out is in the history already (not ended yet): it was read too */
+	b = st->nhistory ? &st->history[st->nhistory - 1] : NULL;
+	if (!ob->relaid || !b || b->kind != BP_BOOT_RELAID || b->hit_pct || b->requests)
+		b = boot_add(st, ob->control ? BP_BOOT_CONTROL : BP_BOOT_READ, ob->now);
+	b->boot_ms = ob->boot_ms;
+	b->hit_pct = ob->hit_pct;
+	if (!hit_rate(st, ob, a) && !verdict(st, ob, a) && ob->have_misses) {
+		/* a control boot's reads are merged, its misses say nothing about the pack */
+		a->mask |= BP_ACT_REFRESH;
+		if (!ob->control)
+			misses_rule(st, ob, a);
+		b->requests = ob->read_runs;
+		b->outside = a->outside;
+		b->grown = a->grown;
+	}
 }
 
 void bp_loop_policy(const struct bp_loop_state *st, const struct bp_loop_obs *ob,
@@ -247,4 +369,8 @@ void bp_loop_policy(const struct bp_loop_state *st, const struct bp_loop_obs *ob
 		boot_end(next, ob, a);
 		break;
 	}
+	/* the boot this observation added to the history (or completed): the phase after it */
+	if (next->nhistory && (next->boots != st->boots || ob->event == BP_OBS_END))
+		snprintf(next->history[next->nhistory - 1].next,
+			 sizeof(next->history[0].next), "%s", bp_phase_name(next->phase));
 }

@@ -29,9 +29,11 @@ errcode_t bp_loop_pack_samples(const char *root, const struct bp_loop_state *st,
 		return errno == ENOENT ? 0 : bp_err_set(err, errno, "%s: %s", path,
 							  strerror(errno));
 	while (fgets(line, sizeof(line), fp)) {
-		if (strncmp(line, "pack ", 5) == 0)
-			*n = 0;		/* a new pack from here on */
-		if (bp_loop_parse_sample(line, &s) || s.when < st->relayout_time)
+		/* a new pack from here on, unless the verdict outlived its relayout (policy.c) */
+		if (strncmp(line, "pack ", 5) == 0 && !strstr(line, " verdict=kept"))
+			*n = 0;
+		if (bp_loop_parse_sample(line, &s) ||
+		    s.when < (st->verdict_time ? st->verdict_time : st->relayout_time))
 			continue;
 		if (*n == BP_LOOP_JUDGE_WINDOW) {
 			memmove(v, v + 1, (BP_LOOP_JUDGE_WINDOW - 1) * sizeof(*v));

@@ -25,6 +25,7 @@ struct row {
 	unsigned int mask;		/* the actions, exactly */
 	long long high, low, attempts, runs0;	/* X(v) or 0 */
 	const char *reason;		/* the new reason's beginning, NULL: unchanged */
+	long long rule_off, vtime, penalty;	/* X(v) or 0 */
 };
 
 #define T0 1764800000
@@ -72,6 +73,8 @@ static const struct {
 enum { ONE, THREE, TWO, SSD, PAYS15, PAYS3 };
 
 #define READ_ST(...) { .phase = BP_PHASE_READ, __VA_ARGS__ }
+/* the misses rule free to act: read boots enough since the last relayout, nothing after it */
+#define RULE_ST .reads_since_relayout = 9, .boots = 12, .relayout_boots = { 2 }
 #define END(...) { .event = BP_OBS_END, .now = T0 + 100, .hit_pct = 99, __VA_ARGS__ }
 #define END_HIT(h, ...) { .event = BP_OBS_END, .now = T0 + 100, .hit_pct = (h), __VA_ARGS__ }
 /* a read boot's misses: requests, pack ranges, misses, the journal's misses */
@@ -155,30 +158,103 @@ static const struct row rows[] = {
 	{ "the first read boot after the relayout: its pack ranges the base", READ_ST(),
 	  END(MISSES(100, 90, 2, 0)), ONE, BP_PHASE_READ, BP_ACT_REFRESH, .high = X(0),
 	  .runs0 = X(90) },
-	{ "16 misses over a tenth: counted", READ_ST(.pack_runs0 = 84),
+	{ "16 misses over a tenth: counted", READ_ST(RULE_ST, .pack_runs0 = 84),
 	  END(MISSES(100, 84, 16, 0)), ONE, BP_PHASE_READ, BP_ACT_REFRESH, .high = X(1) },
-	{ "16 misses over a tenth twice: a relayout", READ_ST(.high_misses = 1, .pack_runs0 = 84),
-	  END(MISSES(100, 84, 16, 0)), ONE, BP_PHASE_RELAYOUT, BP_ACT_REFRESH | BP_ACT_RELAYOUT,
-	  .high = X(0), .attempts = X(0),
-	  .reason = "misses: 16 of 100 read requests outside the pack and 0 ranges" },
-	{ "a tenth exactly is not over it", READ_ST(.high_misses = 1, .pack_runs0 = 180),
-	  END(MISSES(200, 180, 20, 0)), ONE, BP_PHASE_READ, BP_ACT_REFRESH, .high = X(0) },
-	{ "real: check-loop's boot 2, 13 misses of 48 requests (under 16)",
-	  READ_ST(.high_misses = 1, .pack_runs0 = 35), END(MISSES(48, 35, 13, 0)), ONE,
+	{ "16 misses over a tenth twice: a relayout",
+	  READ_ST(RULE_ST, .high_misses = 1, .pack_runs0 = 84), END(MISSES(100, 84, 16, 0)), ONE,
+	  BP_PHASE_RELAYOUT, BP_ACT_REFRESH | BP_ACT_RELAYOUT, .high = X(0), .attempts = X(0),
+	  .reason = "misses: 16 of 100 read requests outside the pack (and 0 ranges" },
+	{ "a tenth exactly is not over it: the count held (hysteresis)",
+	  READ_ST(RULE_ST, .high_misses = 1, .pack_runs0 = 180), END(MISSES(200, 180, 20, 0)), ONE,
+	  BP_PHASE_READ, BP_ACT_REFRESH, .high = X(1) },
+	{ "under half the thresholds: the count reset (hysteresis)",
+	  READ_ST(RULE_ST, .high_misses = 1, .pack_runs0 = 180), END(MISSES(200, 180, 10, 0)), ONE,
 	  BP_PHASE_READ, BP_ACT_REFRESH, .high = X(0) },
+	{ "under 8 misses: the count reset (hysteresis)",
+	  READ_ST(RULE_ST, .high_misses = 1, .pack_runs0 = 35), END(MISSES(42, 35, 7, 0)), ONE,
+	  BP_PHASE_READ, BP_ACT_REFRESH, .high = X(0) },
+	{ "real: check-loop's boot 2, 13 misses of 48 requests (under 16): no relayout",
+	  READ_ST(RULE_ST, .high_misses = 1, .pack_runs0 = 35), END(MISSES(48, 35, 13, 0)), ONE,
+	  BP_PHASE_READ, BP_ACT_REFRESH, .high = X(1) },
+	{ "real: check-loop's boot 2 and 10 gained ranges: 13 misses are under 16",
+	  READ_ST(RULE_ST, .high_misses = 1, .pack_runs0 = 35), END(MISSES(58, 45, 13, 0)), ONE,
+	  BP_PHASE_READ, BP_ACT_REFRESH, .high = X(1) },
 	{ "real: check-loop's 14 journal misses a boot are not counted",
-	  READ_ST(.high_misses = 1, .pack_runs0 = 35), END(MISSES(62, 35, 27, 14)), ONE,
-	  BP_PHASE_READ, BP_ACT_REFRESH, .high = X(0) },
+	  READ_ST(RULE_ST, .high_misses = 1, .pack_runs0 = 35), END(MISSES(62, 35, 27, 14)), ONE,
+	  BP_PHASE_READ, BP_ACT_REFRESH, .high = X(1) },
 	{ "a control boot: merged, its misses say nothing",
-	  READ_ST(.high_misses = 1, .pack_runs0 = 35), END(.control = 1, MISSES(100, 35, 65, 0)),
-	  ONE, BP_PHASE_READ, BP_ACT_REFRESH, .high = X(1) },
-	{ "real (read-boot-scattered): 24 misses after a relayout of 9 ranges", READ_ST(),
-	  END(MISSES(33, 9, 24, 0)), ONE, BP_PHASE_READ, BP_ACT_REFRESH, .high = X(1),
-	  .runs0 = X(9) },
-	{ "real (read-boot-scattered): no miss, 26 ranges gained: a relayout",
-	  READ_ST(.high_misses = 1, .pack_runs0 = 9), END(MISSES(35, 35, 0, 0)), ONE,
-	  BP_PHASE_RELAYOUT, BP_ACT_REFRESH | BP_ACT_RELAYOUT, .high = X(0),
-	  .reason = "misses: 0 of 35 read requests outside the pack and 26 ranges" },
+	  READ_ST(RULE_ST, .high_misses = 1, .pack_runs0 = 35),
+	  END(.control = 1, MISSES(100, 35, 65, 0)), ONE, BP_PHASE_READ, BP_ACT_REFRESH,
+	  .high = X(1) },
+	{ "real (read-boot-scattered): 24 misses on the first boot after a relayout: the penalty",
+	  READ_ST(), END(MISSES(33, 9, 24, 0)), ONE, BP_PHASE_READ, BP_ACT_REFRESH, .high = X(0),
+	  .runs0 = X(9), .penalty = X(24) },
+	{ "real (read-boot-scattered): no miss, 26 ranges gained: no relayout",
+	  READ_ST(.high_misses = 1, .pack_runs0 = 9, .reads_since_relayout = 1, .penalty = 24),
+	  END(MISSES(35, 35, 0, 0)), ONE, BP_PHASE_READ, BP_ACT_REFRESH, .high = X(0) },
+
+	/* ---- convergence (issue 39) ---- */
+	{ "real: issue 39's boot 6, 22 of 225 and 54 ranges gained: no relayout",
+	  READ_ST(RULE_ST, .high_misses = 1, .pack_runs0 = 149), END(MISSES(225, 203, 22, 0)), ONE,
+	  BP_PHASE_READ, BP_ACT_REFRESH, .high = X(1) },
+	{ "real: issue 39's boot 8, 21 of 300 and 121 ranges gained: no relayout",
+	  READ_ST(RULE_ST, .high_misses = 1, .pack_runs0 = 158), END(MISSES(300, 279, 21, 0)), ONE,
+	  BP_PHASE_READ, BP_ACT_REFRESH, .high = X(1) },
+	{ "not predicted to pay: 40 outside, 30 after a relayout, margin 16",
+	  READ_ST(RULE_ST, .high_misses = 1, .pack_runs0 = 60, .penalty = 30),
+	  END(MISSES(100, 60, 40, 0)), ONE, BP_PHASE_READ, BP_ACT_REFRESH, .high = X(1) },
+	{ "not predicted to pay: 35 outside, 10 after, the margin a tenth of 300",
+	  READ_ST(RULE_ST, .high_misses = 1, .pack_runs0 = 265, .penalty = 10),
+	  END(MISSES(300, 265, 35, 0)), ONE, BP_PHASE_READ, BP_ACT_REFRESH, .high = X(1) },
+	{ "predicted to pay: 40 outside, 24 after a relayout",
+	  READ_ST(RULE_ST, .high_misses = 1, .pack_runs0 = 60, .penalty = 24),
+	  END(MISSES(100, 60, 40, 0)), ONE, BP_PHASE_RELAYOUT, BP_ACT_REFRESH | BP_ACT_RELAYOUT,
+	  .reason = "misses: 40 of 100" },
+	{ "the gained ranges count where a relayout is weighed",
+	  READ_ST(RULE_ST, .high_misses = 1, .pack_runs0 = 50, .penalty = 30),
+	  END(MISSES(100, 60, 40, 0)), ONE, BP_PHASE_RELAYOUT, BP_ACT_REFRESH | BP_ACT_RELAYOUT,
+	  .reason = "misses: 40 of 100 read requests outside the pack (and 10 ranges" },
+	{ "3 read boots since the last relayout: not yet, the count kept",
+	  READ_ST(.reads_since_relayout = 2, .high_misses = 1, .pack_runs0 = 84),
+	  END(MISSES(100, 84, 16, 0)), ONE, BP_PHASE_READ, BP_ACT_REFRESH, .high = X(2) },
+	{ "4 read boots since the last relayout: a relayout",
+	  READ_ST(.reads_since_relayout = 3, .high_misses = 2, .pack_runs0 = 84),
+	  END(MISSES(100, 84, 16, 0)), ONE, BP_PHASE_RELAYOUT, BP_ACT_REFRESH | BP_ACT_RELAYOUT,
+	  .reason = "misses: 16" },
+	{ "2 relayouts in the last 30 boots (boot 31): no third",
+	  READ_ST(.reads_since_relayout = 9, .high_misses = 1, .pack_runs0 = 84, .boots = 30,
+		  .relayout_boots = { 15, 2 }), END(MISSES(100, 84, 16, 0)), ONE, BP_PHASE_READ,
+	  BP_ACT_REFRESH, .high = X(2) },
+	{ "boot 32: the relayout of boot 2 is 30 boots old, a relayout",
+	  READ_ST(.reads_since_relayout = 9, .high_misses = 1, .pack_runs0 = 84, .boots = 31,
+		  .relayout_boots = { 15, 2 }), END(MISSES(100, 84, 16, 0)), ONE,
+	  BP_PHASE_RELAYOUT, BP_ACT_REFRESH | BP_ACT_RELAYOUT, .reason = "misses: 16" },
+	{ "real: issue 39's boot 7, 101 after a relayout at 76: the rule stops",
+	  READ_ST(.rule_relayout = 1, .outside_before = 76, .after_n = 1, .after_min = 101,
+		  .reads_since_relayout = 1, .penalty = 101, .pack_runs0 = 150, .boots = 8,
+		  .relayout_boots = { 7, 2 }), END(MISSES(300, 150, 90, 0)), ONE, BP_PHASE_READ,
+	  BP_ACT_REFRESH, .rule_off = X(1) },
+	{ "a relayout that reduced the requests outside: the rule stays",
+	  READ_ST(.rule_relayout = 1, .outside_before = 76, .after_n = 1, .after_min = 101,
+		  .reads_since_relayout = 1, .penalty = 101, .pack_runs0 = 150),
+	  END(MISSES(300, 150, 30, 0)), ONE, BP_PHASE_READ, BP_ACT_REFRESH, .rule_off = X(0) },
+	{ "the rule stopped: no relayout",
+	  READ_ST(RULE_ST, .rule_off = 1, .high_misses = 1, .pack_runs0 = 84),
+	  END(MISSES(100, 84, 16, 0)), ONE, BP_PHASE_READ, BP_ACT_REFRESH, .rule_off = X(1) },
+	{ "a new trace: the rule on again", { .phase = BP_PHASE_TRACE, .rule_off = 1,
+	  .rule_relayout = 1 }, { .event = BP_OBS_TRACED }, 0, BP_PHASE_RELAYOUT, BP_ACT_RELAYOUT,
+	  .reason = "boot traced", .rule_off = X(0) },
+	{ "the rule's relayout done: the verdict's samples kept",
+	  { .phase = BP_PHASE_RELAYOUT, .rule_relayout = 1, .verdict_time = T0 },
+	  { .event = BP_OBS_RELAYOUT, .now = T0 + 50, .relayout_status = "done" }, 0,
+	  BP_PHASE_READ, BP_ACT_TAKE_PACK, .reason = "relaid out", .vtime = X(T0) },
+	{ "a new trace's relayout done: the verdict starts again",
+	  { .phase = BP_PHASE_RELAYOUT, .verdict_time = T0 },
+	  { .event = BP_OBS_RELAYOUT, .now = T0 + 50, .relayout_status = "done" }, 0,
+	  BP_PHASE_READ, BP_ACT_TAKE_PACK, .reason = "relaid out", .vtime = X(T0 + 50) },
+	{ "a relayout scheduled: no control boot next",
+	  READ_ST(RULE_ST, .high_misses = 1, .pack_runs0 = 84), END(MISSES(100, 84, 16, 0)), THREE,
+	  BP_PHASE_RELAYOUT, BP_ACT_REFRESH | BP_ACT_RELAYOUT, .reason = "misses: 16" },
 };
 
 static int check_row(const struct row *r)
@@ -199,6 +275,9 @@ static int check_row(const struct row *r)
 	bad |= r->low && next.low_hits != r->low - 1;
 	bad |= r->attempts && next.attempts != r->attempts - 1;
 	bad |= r->runs0 && next.pack_runs0 != (uint64_t)(r->runs0 - 1);
+	bad |= r->rule_off && next.rule_off != r->rule_off - 1;
+	bad |= r->vtime && next.verdict_time != r->vtime - 1;
+	bad |= r->penalty && next.penalty != (uint64_t)(r->penalty - 1);
 	if (r->reason)
 		bad |= strncmp(next.reason, r->reason, strlen(r->reason)) != 0;
 	else
@@ -208,15 +287,126 @@ static int check_row(const struct row *r)
 
 		bp_loop_actions_name(a.mask, an, sizeof(an));
 		fprintf(stderr, "row \"%s\": phase %d, actions %s, high %u, low %u, attempts %u, "
-			"runs0 %llu, reason \"%s\"\n", r->name, (int)next.phase, an,
+			"runs0 %llu, rule_off %u, reason \"%s\"\n", r->name, (int)next.phase, an,
 			next.high_misses, next.low_hits, next.attempts,
-			(unsigned long long)next.pack_runs0, next.reason);
+			(unsigned long long)next.pack_runs0, next.rule_off, next.reason);
 	}
 	return !bad;
 }
 
+/*
+ * Issue 39's table replayed, boots 1..12: a Debian 12 system on a fast disk
+ * whose loop relaid out four times in eight boots. Its boots' figures (the
+ * misses outside the journal, the ranges gained since the relayout, the
+ * boot's requests) where the issue gives them, the others between; a
+ * relayout of the misses rule is followed by the issue's boot 7 (101
+ * misses, the directories it moved). Read boots take 29,445 ms (the
+ * issue's "read boots 29445 ms"), control boots control_ms.
+ */
+struct fig {
+	uint64_t missed, grown, requests;
+};
+
+static const struct fig issue39[13] = {
+	[2] = { 28, 0, 180 }, [3] = { 39, 8, 200 }, [4] = { 19, 12, 190 },
+	[5] = { 45, 30, 240 }, [6] = { 22, 54, 225 }, [7] = { 21, 80, 260 },
+	[8] = { 21, 121, 300 }, [9] = { 21, 121, 300 }, [10] = { 21, 125, 305 },
+	[11] = { 21, 125, 305 }, [12] = { 21, 125, 305 },
+};
+static const struct fig after_rule_relayout = { 101, 0, 300 };
+/* misses that stay after a relayout that left 10: 45 of 240 a boot (issue 39's boot 5) */
+static const struct fig high[13] = {
+	[2] = { 10, 0, 240 }, [3] = { 45, 10, 240 }, [4] = { 45, 10, 240 }, [5] = { 45, 10, 240 },
+	[6] = { 45, 10, 240 }, [7] = { 45, 10, 240 }, [8] = { 45, 10, 240 }, [9] = { 45, 10, 240 },
+	[10] = { 45, 10, 240 }, [11] = { 45, 10, 240 }, [12] = { 45, 10, 240 },
+};
+
+#define PACK_BASE 150
+
+/* Boot the table to boot 12: the relayouts after the first, the boot the verdict came (0: none). */
+static void replay(const char *name, const struct fig *figs, uint64_t control_ms,
+		   unsigned int *relayouts, unsigned int *verdict_boot, int *pays)
+{
+	struct bp_loop_sample v[64], w[BP_LOOP_JUDGE_WINDOW];
+	struct bp_loop_state st = { 0 };
+	struct bp_loop_actions a;
+	struct bp_loop_verdict j;
+	struct bp_loop_obs ob;
+	unsigned int k, control = 0, rule = 0;
+	size_t n = 0, nw, i;
+
+	*relayouts = 0;
+	*verdict_boot = 0;
+	*pays = 0;
+	bp_loop_policy_setup(&st, T0);
+	memset(&ob, 0, sizeof(ob));
+	ob.event = BP_OBS_TRACED;
+	ob.now = T0 + 600;
+	bp_loop_policy(&st, &ob, &st, &a);
+	printf("%s:\n  boot  1 traced; next %s\n", name, bp_phase_name(st.phase));
+	for (k = 2; k <= 12 && st.phase != BP_PHASE_OFF; k++) {
+		const struct fig *f = &figs[k];
+		int relaid = st.phase == BP_PHASE_RELAYOUT;
+		char an[128];
+
+		if (relaid) {
+			memset(&ob, 0, sizeof(ob));
+			ob.event = BP_OBS_RELAYOUT;
+			ob.now = T0 + 600 * k;
+			snprintf(ob.relayout_status, sizeof(ob.relayout_status), "done in 40 s");
+			bp_loop_policy(&st, &ob, &st, &a);
+			if (rule)
+				f = &after_rule_relayout;
+		}
+		memset(&ob, 0, sizeof(ob));
+		ob.event = BP_OBS_END;
+		ob.now = T0 + 600 * k + 60;
+		ob.control = control;
+		ob.relaid = relaid;
+		ob.hit_pct = 99;
+		ob.boot_ms = relaid ? 0 : control ? control_ms : 29445;
+		v[n++] = (struct bp_loop_sample){ .when = ob.now, .read = !control,
+						  .boot_ms = ob.boot_ms, .hit_pct = 99 };
+		/* the verdict's samples, as bp_loop_pack_samples() reads them */
+		for (i = 0, nw = 0; i < n; i++) {
+			if (v[i].when < (st.verdict_time ? st.verdict_time : st.relayout_time))
+				continue;
+			if (nw == BP_LOOP_JUDGE_WINDOW) {
+				memmove(w, w + 1, (BP_LOOP_JUDGE_WINDOW - 1) * sizeof(*w));
+				nw--;
+			}
+			w[nw++] = v[i];
+		}
+		ob.samples = w;
+		ob.nsamples = nw;
+		ob.have_misses = 1;
+		ob.read_runs = f->requests;
+		ob.miss_runs = f->missed;
+		ob.pack_runs = PACK_BASE + (relaid ? 0 : f->grown);
+		bp_loop_policy(&st, &ob, &st, &a);
+		control = !!(a.mask & BP_ACT_CONTROL);
+		if (a.mask & BP_ACT_RELAYOUT) {
+			rule = 1;
+			++*relayouts;
+		}
+		bp_loop_judge(w, nw, &j);
+		if (j.decided && !*verdict_boot) {
+			*verdict_boot = k;
+			*pays = j.pays;
+		}
+		bp_loop_actions_name(a.mask, an, sizeof(an));
+		printf("  boot %2u %-8s outside %3llu of %3llu, gained %3llu; %s; next %s%s\n", k,
+		       relaid ? "relaid" : ob.control ? "control" : "read",
+		       (unsigned long long)a.outside, (unsigned long long)f->requests,
+		       (unsigned long long)a.grown, an, bp_phase_name(st.phase),
+		       st.rule_off ? " (the misses rule off)" : "");
+	}
+}
+
 int main(void)
 {
+	unsigned int relayouts, verdict_boot;
+	int pays;
 	struct bp_loop_state st = { 0 };
 	size_t i;
 
@@ -226,5 +416,21 @@ int main(void)
 	for (i = 0; i < ARRAY_SIZE(rows); i++)
 		CHECK(check_row(&rows[i]));
 	printf("%zu rows\n", ARRAY_SIZE(rows));
+
+	/* issue 39 on its fast disk: readahead does not pay there */
+	replay("issue 39, fast disk", issue39, 29100, &relayouts, &verdict_boot, &pays);
+	printf("  %u relayout(s) after the first, verdict at boot %u (%s)\n", relayouts,
+	       verdict_boot, pays ? "pays" : "does not pay");
+	CHECK(relayouts <= 1 && verdict_boot && verdict_boot <= 12 && !pays);
+	/* ... and where it pays: the loop goes on */
+	replay("issue 39, slow disk", issue39, 60000, &relayouts, &verdict_boot, &pays);
+	printf("  %u relayout(s) after the first, verdict at boot %u (%s)\n", relayouts,
+	       verdict_boot, pays ? "pays" : "does not pay");
+	CHECK(relayouts <= 1 && verdict_boot && verdict_boot <= 12 && pays);
+	/* misses that stay: one relayout of the rule, the verdict across it */
+	replay("45 misses every boot, slow disk", high, 60000, &relayouts, &verdict_boot, &pays);
+	printf("  %u relayout(s) after the first, verdict at boot %u (%s)\n", relayouts,
+	       verdict_boot, pays ? "pays" : "does not pay");
+	CHECK(relayouts == 1 && verdict_boot && verdict_boot <= 12 && pays);
 	return unit_exit();
 }
