@@ -109,6 +109,7 @@ static errcode_t act(const struct bp_setup_opts *o, struct bp_loop_state *st,
 		rename(path, to);
 	}
 	if (a->mask & BP_ACT_TAKE_PACK) {
+		/* the relayout's pack installed as the loop's (the one place it is) */
 		bp_loop_path(o->root, RUN_DIR "/pack", path, sizeof(path));
 		ret = copy_in(o, path, BP_STATEDIR "/pack", 0644, err);
 		if (ret)

@@ -46,29 +46,28 @@ const char *bp_boot_kind_name(enum bp_boot_kind k)
 /* "boot,when,kind,outside,grown,requests,boot_ms,hit,next" (a damaged line is dropped) */
 static void history_parse(struct bp_loop_state *st, const char *v)
 {
-	struct bp_loop_boot *b;
+	struct bp_loop_boot b = { 0 };
 	char kind[32], next[16];
 	long long when;
 	unsigned int i;
 
-	if (st->nhistory == BP_LOOP_HISTORY) {
-		memmove(st->history, st->history + 1, (BP_LOOP_HISTORY - 1) * sizeof(*b));
-		st->nhistory--;
-	}
-	b = &st->history[st->nhistory];
-	memset(b, 0, sizeof(*b));
 	if (sscanf(v, "%u,%lld,%31[^,],%" SCNu64 ",%" SCNu64 ",%" SCNu64 ",%" SCNu64 ",%u,%15s",
-		   &b->boot, &when, kind, &b->outside, &b->grown, &b->requests, &b->boot_ms,
-		   &b->hit_pct, next) != 9)
+		   &b.boot, &when, kind, &b.outside, &b.grown, &b.requests, &b.boot_ms,
+		   &b.hit_pct, next) != 9)
 		return;
 	for (i = 1; i < ARRAY_SIZE(boot_kind_names); i++)
 		if (!strcmp(kind, boot_kind_names[i]))
-			b->kind = (enum bp_boot_kind)i;
-	if (!b->kind)
+			b.kind = (enum bp_boot_kind)i;
+	if (!b.kind)
 		return;
-	b->when = (time_t)when;
-	snprintf(b->next, sizeof(b->next), "%s", next);
-	st->nhistory++;
+	b.when = (time_t)when;
+	snprintf(b.next, sizeof(b.next), "%s", next);
+	/* the last BP_LOOP_HISTORY lines */
+	if (st->nhistory == BP_LOOP_HISTORY) {
+		memmove(st->history, st->history + 1, (BP_LOOP_HISTORY - 1) * sizeof(b));
+		st->nhistory--;
+	}
+	st->history[st->nhistory++] = b;
 }
 
 static void relayout_boots_parse(struct bp_loop_state *st, const char *v)
