@@ -403,6 +403,52 @@ static void replay(const char *name, const struct fig *figs, uint64_t control_ms
 	}
 }
 
+/*
+ * check-loop's run (tests/loop/README.md), boots 1-4, through the policy: the
+ * decisions the loop took on its real boots before the policy existed.
+ */
+static int check_loop_run(void)
+{
+	static const struct bp_loop_sample v[] = { S(T0 + 1300, 1, 0), S(T0 + 1900, 1, 74000) };
+	struct bp_loop_state st = { 0 };
+	struct bp_loop_actions a;
+	struct bp_loop_obs ob = { .event = BP_OBS_TRACED, .now = T0 + 600 };
+	int ok = 1;
+
+	bp_loop_policy_setup(&st, T0);
+	bp_loop_policy(&st, &ob, &st, &a);
+	ok &= st.phase == BP_PHASE_RELAYOUT && a.mask == BP_ACT_RELAYOUT;
+	/* boot 2: relaid out in the initramfs, read the new pack; 13 misses of 48 */
+	ob = (struct bp_loop_obs){ .event = BP_OBS_RELAYOUT, .now = T0 + 1200,
+				   .relayout_status = "done in 4 s" };
+	bp_loop_policy(&st, &ob, &st, &a);
+	ok &= st.phase == BP_PHASE_READ && a.mask == BP_ACT_TAKE_PACK;
+	ob = (struct bp_loop_obs){ .event = BP_OBS_END, .now = T0 + 1300, .hit_pct = 99,
+				   .relaid = 1, .samples = v, .nsamples = 1,
+				   MISSES(48, 35, 13, 0) };
+	bp_loop_policy(&st, &ob, &st, &a);
+	ok &= st.phase == BP_PHASE_READ && a.mask == BP_ACT_REFRESH && st.nhistory == 2;
+	/* boot 3: read; then apt-get install --reinstall of libkmod2 */
+	ob = (struct bp_loop_obs){ .event = BP_OBS_END, .now = T0 + 1900, .hit_pct = 99,
+				   .boot_ms = 74000, .samples = v, .nsamples = 2,
+				   MISSES(40, 35, 5, 0) };
+	bp_loop_policy(&st, &ob, &st, &a);
+	ok &= st.phase == BP_PHASE_READ && a.mask == BP_ACT_REFRESH;
+	ob = (struct bp_loop_obs){ .event = BP_OBS_PACKAGES, .now = T0 + 2000, .changed_files = 3,
+				   .first_changed = "/usr/lib/x86_64-linux-gnu/libkmod.so.2.4.0" };
+	bp_loop_policy(&st, &ob, &st, &a);
+	ok &= st.phase == BP_PHASE_TRACE && a.mask == BP_ACT_TRACE &&
+	      !strcmp(st.reason, "stale: packages changed 3 file(s) of the pack, e.g. "
+		      "/usr/lib/x86_64-linux-gnu/libkmod.so.2.4.0");
+	/* boot 4: traced again, a new relayout */
+	ob = (struct bp_loop_obs){ .event = BP_OBS_TRACED, .now = T0 + 2600 };
+	bp_loop_policy(&st, &ob, &st, &a);
+	ok &= st.phase == BP_PHASE_RELAYOUT && a.mask == BP_ACT_RELAYOUT && st.boots == 4 &&
+	      st.nhistory == 4 && st.history[3].kind == BP_BOOT_TRACED &&
+	      st.history[1].kind == BP_BOOT_RELAID && st.history[1].outside == 13;
+	return ok;
+}
+
 int main(void)
 {
 	unsigned int relayouts, verdict_boot;
@@ -416,6 +462,7 @@ int main(void)
 	for (i = 0; i < ARRAY_SIZE(rows); i++)
 		CHECK(check_row(&rows[i]));
 	printf("%zu rows\n", ARRAY_SIZE(rows));
+	CHECK(check_loop_run());
 
 	/* issue 39 on its fast disk: readahead does not pay there */
 	replay("issue 39, fast disk", issue39, 29100, &relayouts, &verdict_boot, &pays);
