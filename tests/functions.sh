@@ -84,10 +84,11 @@ bp_kmsg_grep() {
 	grep -qE -- "$1" "$BP_TMPDIR/kmsg.since"
 }
 
-# bp_loop_attach IMG VAR: attach IMG to a free loop device, store it in VAR.
+# bp_loop_attach IMG VAR [OPTION...]: attach IMG to a free loop device
+# (losetup OPTIONs, e.g. --sizelimit 64M, -P), store it in VAR.
 bp_loop_attach() {
 	local _bp_loopdev
-	_bp_loopdev=$(losetup --find --show "$1") || bp_fail "losetup $1"
+	_bp_loopdev=$(losetup --find --show "${@:3}" "$1") || bp_fail "losetup $1"
 	# At exit, detach it only if it is still ours: the case may have
 	# detached it already, and a case running beside it may have been given
 	# the same device since (its mount then fails: "can't read superblock").
