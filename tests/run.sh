@@ -111,8 +111,10 @@ results=$(mktemp)
 trap 'rm -f "$results"' EXIT
 printf '%s\n' "${tests[@]}" | xargs -r -P "$jobs" -I{} bash -c 'run_one "$1"' _ {} | tee "$results"
 
-passed=$(grep -c ': ok$' "$results")
-failed=$(grep -c ': FAIL' "$results")
-skipped=$(grep -c ': skip' "$results")
+# (the result lines only: a failure's log tail, indented, may hold the
+# result lines of a run of its own, cli/readme-from-clone's)
+passed=$(grep -c '^[^ ]*: ok$' "$results")
+failed=$(grep -c '^[^ ]*: FAIL' "$results")
+skipped=$(grep -c '^[^ ]*: skip' "$results")
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -28,7 +28,13 @@
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 bp_require_root
 bp_require_cmd unshare mke2fs losetup debugfs e2fsck mkfifo df dash
-unshare -m true 2>/dev/null || bp_skip "cannot create a mount namespace"
+# The script mounts on /run, a directory of /: where / is not a mount point
+# (a chroot) no namespace can make that mount private, and it would reach
+# the host's namespace through /'s propagation.
+mountpoint -q / ||
+	bp_skip "/ is not a mount point (a chroot): the boot script's mounts on /run cannot be kept private"
+unshare -m true 2>"$BP_TMPDIR/unshare.err" ||
+	bp_skip "cannot create a mount namespace: $(head -n 1 "$BP_TMPDIR/unshare.err")"
 
 script=$top_builddir/boot/relayout-root.sh
 [ -f "$script" ] || bp_fail "$script is not built"
