@@ -20,7 +20,9 @@
 errcode_t bp_loop_retrace(const struct bp_setup_opts *o, struct bp_loop_state *st,
 			  const char *reason, struct bp_err *err)
 {
-	char args[1024], ctl[PATH_MAX];
+	char args[1024], ctl[PATH_MAX], desc[512];
+	unsigned int events;
+	struct bp_err e = { 0 };
 	errcode_t ret;
 
 	/* a control boot scheduled for the old pack does not apply to the next trace */
@@ -31,7 +33,10 @@ errcode_t bp_loop_retrace(const struct bp_setup_opts *o, struct bp_loop_state *s
 	st->low_hits = 0;
 	st->attempts = 0;
 	snprintf(st->reason, sizeof(st->reason), "%s", reason);
-	bp_setup_trace_args(o->buffer_kb, args, sizeof(args));
+	/* the kernel's events as setup found them; unknown now: all (a kernel skips what it lacks) */
+	if (bp_setup_kernel_events(o, &events, desc, sizeof(desc), &e))
+		events = bp_setup_all_events();
+	bp_setup_trace_args(o->buffer_kb, events, args, sizeof(args));
 	ret = bp_setup_next_boot(o, st, args, err);
 	if (!ret)
 		ret = bp_loop_save(o->root, st, err);
