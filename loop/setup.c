@@ -401,6 +401,27 @@ static int same_fs(const struct bp_dev *dev, dev_t rootdev)
 	return same;
 }
 
+/*
+ * A root that is not ext2/3/4: the relayout moves blocks with libext2fs, and
+ * the pack and the reader address them by the block maps it reads.
+ */
+#define NOT_EXT_WHY "bootpack's boot loop (relayout, pack and reader) works on ext2/3/4 " \
+		    "roots only; btrfs, XFS and the others are not supported: nothing was set up"
+
+/* What statfs(2) says a filesystem without a block device of its own is. */
+static const char *fs_magic_name(long type)
+{
+	switch ((unsigned long)type) {
+	case 0x9123683eUL: return "btrfs";
+	case 0x01021994UL: return "tmpfs";
+	case 0x794c7630UL: return "overlayfs";
+	case 0x6969UL: return "NFS";
+	case 0x2fc12fc1UL: return "ZFS";
+	case 0x65735546UL: return "FUSE";
+	default: return "a filesystem without a block device";
+	}
+}
+
 /* The largest run of free blocks (the region needs no eviction if it fits). */
 static uint64_t largest_free_run(ext2_filsys fs)
 {
@@ -434,6 +455,15 @@ static errcode_t check_fs(const struct bp_setup_opts *o, struct bp_setup_check *
 
 	if (stat(o->root, &rst) < 0)
 		return bp_err_set(err, errno, "%s: %s", o->root, strerror(errno));
+	/* btrfs, a tmpfs, an overlay, NFS: no block device of its own (an anonymous st_dev) */
+	if (!o->device && major(rst.st_dev) == 0) {
+		struct statfs sf;
+
+		return bp_err_set(err, BP_ET_NOT_EXT, "%s is on %s (device %u:%u, no block device "
+				  "of its own), not ext2/3/4: " NOT_EXT_WHY, o->root,
+				  statfs(o->root, &sf) == 0 ? fs_magic_name(sf.f_type) : "?",
+				  major(rst.st_dev), minor(rst.st_dev));
+	}
 	if (o->device)
 		snprintf(c->devpath, sizeof(c->devpath), "%s", o->device);
 	else
@@ -441,9 +471,9 @@ static errcode_t check_fs(const struct bp_setup_opts *o, struct bp_setup_check *
 	ret = bp_dev_resolve_ext(c->devpath, &dev, err);
 	if (ret) {
 		if (ret == BP_ET_NOT_EXT || ret == BP_ET_NO_FS)
-			bp_err_set(err, BP_ET_NOT_EXT, "%s (holding %s) is not ext3/ext4 (%s): "
-				   "bootpack relays out ext2/3/4 roots only", c->devpath, o->root,
-				   dev.type ? dev.type : "unknown");
+			bp_err_set(err, BP_ET_NOT_EXT, "%s (holding %s) is %s, not ext2/3/4: "
+				   NOT_EXT_WHY, c->devpath, o->root,
+				   dev.type ? dev.type : "no filesystem blkid knows");
 		goto out;
 	}
 	snprintf(c->devpath, sizeof(c->devpath), "%s", dev.path);
