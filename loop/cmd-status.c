@@ -181,6 +181,46 @@ static void json_history(struct bp_json *j, const struct bp_loop_state *st)
 	bp_json_close_array(j);
 }
 
+/* The saved trace's header: its kernel, how it was taken, whether it has page accesses. */
+struct trace_head {
+	int found;
+	char kernel[128], source[32];
+	unsigned long long added, accessed;
+};
+
+static void trace_head(const char *root, struct trace_head *h)
+{
+	char path[PATH_MAX], line[512];
+	unsigned int n;
+	FILE *fp;
+
+	memset(h, 0, sizeof(*h));
+	bp_loop_path(root, BP_STATEDIR "/trace", path, sizeof(path));
+	fp = fopen(path, "re");
+	if (!fp)
+		return;
+	/* the header comes first and is a few lines: stop at the first record */
+	for (n = 0; n < 32 && fgets(line, sizeof(line), fp); n++) {
+		line[strcspn(line, "\n")] = '\0';
+		if (n == 0 && strncmp(line, "bootpack-trace ", 15) != 0)
+			break;
+		if (!strncmp(line, "kernel ", 7))
+			snprintf(h->kernel, sizeof(h->kernel), "%.127s", line + 7);
+		else if (!strncmp(line, "source ", 7))
+			snprintf(h->source, sizeof(h->source), "%.31s", line + 7);
+		else if (sscanf(line, "events %llu %llu", &h->added, &h->accessed) == 2)
+			h->found = 1;
+		else if (line[0] == 'M' || line[0] == 'F' || !strncmp(line, "end ", 4))
+			break;
+	}
+	fclose(fp);
+}
+
+static const char *trace_events_name(const struct trace_head *h)
+{
+	return h->accessed ? "add_to_page_cache+access" : "add_to_page_cache";
+}
+
 static int status_json(const char *root, const struct bp_loop_state *st)
 {
 	struct bp_err err = { 0 };
@@ -189,6 +229,7 @@ static int status_json(const char *root, const struct bp_loop_state *st)
 	struct bp_pack *p = NULL;
 	char path[PATH_MAX];
 	const char *why = NULL;
+	struct trace_head th;
 	struct bp_json j;
 
 	bp_json_init(&j, stdout, 1);
@@ -198,6 +239,16 @@ static int status_json(const char *root, const struct bp_loop_state *st)
 	bp_json_string(&j, "root", st->device);
 	bp_json_string(&j, "reason", st->reason);
 	bp_json_string(&j, "kernel_args", st->cmdline);
+	trace_head(root, &th);
+	if (th.found) {
+		bp_json_open_object(&j, "trace");
+		bp_json_string(&j, "kernel", th.kernel);
+		bp_json_string(&j, "source", th.source);
+		bp_json_string(&j, "events", trace_events_name(&th));
+		bp_json_close_object(&j);
+	} else {
+		bp_json_null(&j, "trace");
+	}
 	bp_json_i64(&j, "setup_time", (int64_t)st->setup_time);
 	bp_json_i64(&j, "relayout_time", (int64_t)st->relayout_time);
 	bp_json_u64(&j, "high_misses", st->high_misses);
@@ -268,6 +319,7 @@ int cmd_status(int argc, char **argv)
 	};
 	struct bp_setup_opts o = { .root = "/", .buffer_kb = BP_SETUP_BUFFER_KB_DEFAULT };
 	struct bp_loop_state st;
+	struct trace_head th;
 	struct bp_loop_sample s;
 	struct bp_err err = { 0 };
 	char path[PATH_MAX], when[64];
@@ -376,6 +428,17 @@ int cmd_status(int argc, char **argv)
 	printf("Relayout:    %s\n", when);
 	if (st.attempts)
 		printf("Attempts:    %u relayout boot(s) did not complete\n", st.attempts);
+	trace_head(o.root, &th);
+	if (th.found)
+		printf("Trace:       kernel %s, %s: %s\n", th.kernel, !strcmp(th.source, "merge") ?
+		       "the traced boot merged with read boots" : "the traced boot",
+		       th.accessed ? "page-cache insertions and page accesses "
+		       "(mm_filemap_add_to_page_cache, _get_pages, _map_pages, _fault): what the "
+		       "boot used" : "page-cache insertions only (mm_filemap_add_to_page_cache; "
+		       "no page-access events before Linux 6.12): readahead nobody used is in it "
+		       "unless bootpack=trace turned it off");
+	else
+		printf("Trace:       none yet\n");
 	bp_loop_path(o.root, BP_STATEDIR "/pack", path, sizeof(path));
 	rc = bp_pack_load_file(path, BP_PACK_LOAD_ANY_OWNER, &p, &why);
 	if (rc == 0) {

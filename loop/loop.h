@@ -144,7 +144,8 @@ struct bp_setup_check {
 	char devpath[4096];
 	char uuid[64];
 	char fstype[16];		/* ext2, ext3, ext4 */
-	char kernel[128];		/* kernel whose tracing was checked */
+	char kernel[512];		/* kernel whose tracing was checked, and its events */
+	unsigned int events;		/* bit i: bp_tracefs_events[i] the traced boot asks for */
 	char statedir[4096];		/* BP_STATEDIR, or its deepest existing parent */
 	uint64_t free_bytes, need_bytes;	/* in statedir */
 	uint64_t mem_bytes;		/* memory of the machine that boots, 0: unknown */
@@ -194,8 +195,31 @@ const char *bp_setup_unit_wants(const char *name);
 /* Remove everything bp_setup_install() wrote; the data (trace, pack, undo files) stays. */
 errcode_t bp_setup_undo(const struct bp_setup_opts *o, struct bp_err *err);
 
-/* The kernel arguments of a traced boot (trace_event=… trace_buf_size=…). */
-void bp_setup_trace_args(unsigned int buffer_kb, char *buf, size_t len);
+/*
+ * The kernel arguments of a traced boot (trace_event=… trace_buf_size=…)
+ * with the events of mask events (bit i: bp_tracefs_events[i]; index 0,
+ * add_to_page_cache, always); without a page-access event, bootpack=trace
+ * too (the root disk's readahead off for that boot, bootpack-read(8)).
+ */
+void bp_setup_trace_args(unsigned int buffer_kb, unsigned int events, char *buf, size_t len);
+
+/* Every event bootpack traces with (the mask of bp_tracefs_events). */
+unsigned int bp_setup_all_events(void);
+/* "mm_filemap_add_to_page_cache, mm_filemap_get_pages, …" of a mask. */
+void bp_setup_events_name(unsigned int events, char *buf, size_t len);
+
+/*
+ * The events the next traced boot's kernel has: on "/", the running
+ * kernel's tracefs (and all of them when a newer kernel installed in /boot,
+ * Linux 6.12 or later, is the one that boots next); in a tree, the newest
+ * /boot/config-* (CONFIG_FTRACE, CONFIG_EVENT_TRACING; the page-access
+ * events from its release on, Linux 6.12). desc says which kernel and
+ * events. A refusal names what is missing: sysfs, tracefs (CONFIG_FTRACE),
+ * its mount, the events (CONFIG_EVENT_TRACING), the filemap events,
+ * mm_filemap_add_to_page_cache or a layout bootpack reads.
+ */
+errcode_t bp_setup_kernel_events(const struct bp_setup_opts *o, unsigned int *mask,
+				 char *desc, size_t len, struct bp_err *err);
 
 /*
  * Write (args non-empty) or empty the GRUB snippet and the cmdline file for

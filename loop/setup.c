@@ -2,6 +2,7 @@
 /*
  * setup.c --- bootpack setup: check the system, install the loop, undo it
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/mount.h>
 #include <sys/statvfs.h>
+#include <sys/utsname.h>
+#include <sys/vfs.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -104,26 +108,76 @@ static int exists(const char *root, const char *rel)
 	return access(p, F_OK) == 0;
 }
 
-void bp_setup_trace_args(unsigned int buffer_kb, char *buf, size_t len)
+void bp_setup_trace_args(unsigned int buffer_kb, unsigned int events, char *buf, size_t len)
 {
 	size_t n = 0;
-	unsigned int i;
+	unsigned int i, k = 0;
 
 	n += (size_t)snprintf(buf + n, len - n, "trace_event=");
 	for (i = 0; i < bp_tracefs_nevents && n < len; i++) {
 		char ev[160], *slash;
 
+		if (i && !(events & (1U << i)))
+			continue;
 		snprintf(ev, sizeof(ev), "%s", bp_tracefs_events[i]);
 		slash = strchr(ev, '/');
 		if (slash)
 			*slash = ':';
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? "," : "", ev);
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", k++ ? "," : "", ev);
 	}
 	if (n < len)
-		snprintf(buf + n, len - n, " trace_buf_size=%uK", buffer_kb);
+		n += (size_t)snprintf(buf + n, len - n, " trace_buf_size=%uK", buffer_kb);
+	/*
+	 * No page-access event: the trace sees a page when it comes from the
+	 * disk, readahead's guesses too; with the root disk's readahead off
+	 * for the traced boot (bootpack-read in the initramfs, bootpack=trace)
+	 * it holds what the boot used. bootpack trace --from-boot turns it on.
+	 */
+	if (n < len && !(events & ~1U))
+		snprintf(buf + n, len - n, " bootpack=trace");
 }
 
-/* The newest DIR/boot/config-* (by name), or "" */
+unsigned int bp_setup_all_events(void)
+{
+	return (1U << bp_tracefs_nevents) - 1;
+}
+
+void bp_setup_events_name(unsigned int events, char *buf, size_t len)
+{
+	size_t n = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < bp_tracefs_nevents && n < len; i++)
+		if (!i || (events & (1U << i)))
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "",
+					      strchr(bp_tracefs_events[i], '/') + 1);
+}
+
+/* The newest DIR/boot/config-* (by version, then name), or "" */
+static int version_cmp(const char *a, const char *b)
+{
+	unsigned long x, y;
+	char *ea, *eb;
+
+	while (*a && *b) {
+		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+			x = strtoul(a, &ea, 10);
+			y = strtoul(b, &eb, 10);
+			if (x != y)
+				return x < y ? -1 : 1;
+			a = ea;
+			b = eb;
+		} else if (*a != *b) {
+			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+		} else {
+			a++;
+			b++;
+		}
+	}
+	return *a ? 1 : *b ? -1 : 0;
+}
+
 static void newest_kernel_config(const char *root, char *name, size_t len)
 {
 	char dir[PATH_MAX];
@@ -136,40 +190,123 @@ static void newest_kernel_config(const char *root, char *name, size_t len)
 	if (!dp)
 		return;
 	while ((d = readdir(dp)))
-		if (strncmp(d->d_name, "config-", 7) == 0 && strcmp(d->d_name + 7, name) > 0)
+		if (strncmp(d->d_name, "config-", 7) == 0 &&
+		    (!name[0] || version_cmp(d->d_name + 7, name) > 0))
 			snprintf(name, len, "%s", d->d_name + 7);
 	closedir(dp);
 }
 
-static errcode_t check_tracing(const struct bp_setup_opts *o, struct bp_setup_check *c,
-			       struct bp_err *err)
+/* The page-access events came with Linux 6.12: from a release, 1 (has them), 0, -1 unknown. */
+#define BP_ACCESS_EVENTS_MAJOR 6
+#define BP_ACCESS_EVENTS_MINOR 12
+static int release_has_access(const char *release)
 {
-	char path[PATH_MAX], line[256];
-	int ftrace = 0, events = 0;
+	unsigned int ma, mi;
+
+	if (sscanf(release, "%u.%u", &ma, &mi) != 2)
+		return -1;
+	return ma > BP_ACCESS_EVENTS_MAJOR ||
+	       (ma == BP_ACCESS_EVENTS_MAJOR && mi >= BP_ACCESS_EVENTS_MINOR);
+}
+
+/* Is dir a mounted tracefs (or a directory laid out as one)? */
+#define TRACEFS_MAGIC_NR 0x74726163
+static int is_tracefs_dir(const char *dir)
+{
+	char ev[PATH_MAX];
+	struct statfs sf;
+
+	snprintf(ev, sizeof(ev), "%s/events", dir);
+	return access(ev, F_OK) == 0 || (statfs(dir, &sf) == 0 && sf.f_type == TRACEFS_MAGIC_NR);
+}
+
+/*
+ * The running kernel's tracefs: the events it has (*mask), or a refusal that
+ * names what is missing: sysfs, tracefs (CONFIG_FTRACE), the mount, the event
+ * directory (CONFIG_EVENT_TRACING), the filemap events, add_to_page_cache, a
+ * layout bootpack reads.
+ */
+static errcode_t live_events(unsigned int *mask, char *release, size_t rlen, struct bp_err *err)
+{
+	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[PATH_MAX + 160], root[PATH_MAX] = "";
+	struct bp_err e = { 0 };
+	struct bp_ev_format f;
+	struct utsname u;
+	unsigned int i;
+	errcode_t rc;
 	FILE *fp;
 
-	if (is_live(o)) {
-		struct bp_tracefs tf;
-		unsigned int i;
-
-		if (bp_tracefs_open(&tf, err))
-			return err->code;
-		for (i = 0; i < bp_tracefs_nevents; i++) {
-			snprintf(path, sizeof(path), "%s/events/%s", tf.root, bp_tracefs_events[i]);
-			if (access(path, F_OK) != 0)
-				return bp_err_set(err, BP_ET_UNSUPPORTED,
-						  "the running kernel has no %s event: boot a kernel "
-						  "with CONFIG_EVENT_TRACING (Debian's has it)",
-						  bp_tracefs_events[i]);
-		}
-		snprintf(c->kernel, sizeof(c->kernel), "running kernel");
-		return 0;
+	*mask = 0;
+	snprintf(release, rlen, "%s", uname(&u) == 0 ? u.release : "?");
+	for (i = 0; i < ARRAY_SIZE(dirs) && !root[0]; i++)
+		if (is_tracefs_dir(dirs[i]))
+			snprintf(root, sizeof(root), "%s", dirs[i]);
+	if (!root[0]) {
+		if (access("/sys/kernel", F_OK) != 0)
+			return bp_err_set(err, ENOENT, "/sys/kernel: %s: mount sysfs on /sys "
+					  "('mount -t sysfs sysfs /sys'): the trace events are "
+					  "found through it", strerror(errno));
+		if (access(dirs[0], F_OK) != 0)
+			return bp_err_set(err, BP_ET_UNSUPPORTED, "the running kernel (%s) has no "
+					  "tracefs (no %s): it was built without CONFIG_FTRACE; "
+					  "boot a kernel with CONFIG_FTRACE and CONFIG_EVENT_TRACING "
+					  "(Debian's has them)", release, dirs[0]);
+		if (mount("nodev", dirs[0], "tracefs", 0, NULL) < 0)
+			return bp_err_set(err, errno, "%s: tracefs is not mounted and cannot be "
+					  "mounted there (%s): mount it ('mount -t tracefs nodev %s') "
+					  "and run setup again", dirs[0], strerror(errno), dirs[0]);
+		snprintf(root, sizeof(root), "%s", dirs[0]);
 	}
-	newest_kernel_config(o->root, c->kernel, sizeof(c->kernel));
-	if (!c->kernel[0])
+	snprintf(path, sizeof(path), "%s/events", root);
+	if (access(path, F_OK) != 0)
+		return bp_err_set(err, BP_ET_UNSUPPORTED, "%s: no trace events in the running "
+				  "kernel (%s): it was built without CONFIG_EVENT_TRACING; boot a "
+				  "kernel with it (Debian's has it)", path, release);
+	snprintf(path, sizeof(path), "%s/events/filemap", root);
+	if (access(path, F_OK) != 0)
+		return bp_err_set(err, BP_ET_UNSUPPORTED, "%s: the running kernel (%s) has no "
+				  "filemap events at all: bootpack traces the page cache with "
+				  "filemap:mm_filemap_add_to_page_cache; boot a kernel that has it "
+				  "(Debian's 6.1 and later do)", path, release);
+	snprintf(path, sizeof(path), "%s/events/%s/format", root, bp_tracefs_events[0]);
+	fp = fopen(path, "re");
+	if (!fp)
+		return bp_err_set(err, BP_ET_UNSUPPORTED, "%s: the running kernel (%s) has "
+				  "filemap events but not %s, which bootpack traces with; boot a "
+				  "kernel that has it (Debian's 6.1 and later do)", path, release,
+				  bp_tracefs_events[0]);
+	rc = bp_ev_format_parse(fp, path, &f, &e);
+	fclose(fp);
+	if (!rc)
+		rc = bp_ev_format_check(&f, &e);
+	if (rc)
+		return bp_err_set(err, BP_ET_UNSUPPORTED, "%s: the running kernel (%s): %s; "
+				  "boot a kernel whose layout this bootpack reads (Debian's 6.1 "
+				  "and later), or a newer bootpack", path, release, bp_err_str(&e));
+	*mask = 1U;
+	for (i = 1; i < bp_tracefs_nevents; i++) {
+		snprintf(path, sizeof(path), "%s/events/%s", root, bp_tracefs_events[i]);
+		if (access(path, F_OK) == 0)
+			*mask |= 1U << i;
+	}
+	return 0;
+}
+
+/* A tree's kernel: the newest /boot/config-* has tracing; its release says which events. */
+static errcode_t tree_events(const struct bp_setup_opts *o, unsigned int *mask, char *kernel,
+			     size_t klen, struct bp_err *err)
+{
+	char path[PATH_MAX], line[256];
+	int ftrace = 0, events = 0, access_ev;
+	FILE *fp;
+
+	*mask = 0;
+	newest_kernel_config(o->root, kernel, klen);
+	if (!kernel[0])
 		return bp_err_set(err, ENOENT, "%s/boot: no kernel (config-*) installed: install "
 				  "a kernel package in the tree first", o->root);
-	snprintf(line, sizeof(line), "/boot/config-%s", c->kernel);
+	snprintf(line, sizeof(line), "/boot/config-%s", kernel);
 	bp_loop_path(o->root, line, path, sizeof(path));
 	fp = fopen(path, "re");
 	if (!fp)
@@ -183,9 +320,51 @@ static errcode_t check_tracing(const struct bp_setup_opts *o, struct bp_setup_ch
 	fclose(fp);
 	if (!ftrace || !events)
 		return bp_err_set(err, BP_ET_UNSUPPORTED, "%s: kernel %s has no %s: boot tracing "
-				  "needs CONFIG_FTRACE and CONFIG_EVENT_TRACING", path, c->kernel,
+				  "needs CONFIG_FTRACE and CONFIG_EVENT_TRACING", path, kernel,
 				  ftrace ? "CONFIG_EVENT_TRACING" : "CONFIG_FTRACE");
+	access_ev = release_has_access(kernel);
+	*mask = access_ev == 0 ? 1U : bp_setup_all_events();
 	return 0;
+}
+
+errcode_t bp_setup_kernel_events(const struct bp_setup_opts *o, unsigned int *mask,
+				 char *desc, size_t len, struct bp_err *err)
+{
+	char release[128], newest[128] = "", names[256];
+	unsigned int have;
+	errcode_t rc;
+	int newer;
+
+	if (!is_live(o)) {
+		rc = tree_events(o, &have, release, sizeof(release), err);
+		if (rc)
+			return rc;
+		bp_setup_events_name(have, names, sizeof(names));
+		snprintf(desc, len, "kernel %s (/boot/config-%s)%s: %s", release, release,
+			 release_has_access(release) < 0 ? ", release unknown: all events asked for" :
+			 "", names);
+		*mask = have;
+		return 0;
+	}
+	rc = live_events(&have, release, sizeof(release), err);
+	if (rc)
+		return rc;
+	/* a newer kernel installed, the one the next boot runs: its events too */
+	newest_kernel_config(o->root, newest, sizeof(newest));
+	newer = newest[0] && version_cmp(newest, release) > 0 && release_has_access(newest) > 0 &&
+		have != bp_setup_all_events();
+	*mask = newer ? bp_setup_all_events() : have;
+	bp_setup_events_name(*mask, names, sizeof(names));
+	snprintf(desc, len, "running kernel %s%s%s: %s%s", release, newer ? ", and " : "",
+		 newer ? newest : "", names, have & ~1U ? "" : newer ? "" :
+		 " (no page-access events before Linux 6.12)");
+	return 0;
+}
+
+static errcode_t check_tracing(const struct bp_setup_opts *o, struct bp_setup_check *c,
+			       struct bp_err *err)
+{
+	return bp_setup_kernel_events(o, &c->events, c->kernel, sizeof(c->kernel), err);
 }
 
 /* The deepest directory of root + rel that exists (rel's own filesystem once created). */
@@ -223,6 +402,27 @@ static int same_fs(const struct bp_dev *dev, dev_t rootdev)
 	return same;
 }
 
+/*
+ * A root that is not ext2/3/4: the relayout moves blocks with libext2fs, and
+ * the pack and the reader address them by the block maps it reads.
+ */
+#define NOT_EXT_WHY "bootpack's boot loop (relayout, pack and reader) works on ext2/3/4 " \
+		    "roots only; btrfs, XFS and the others are not supported: nothing was set up"
+
+/* What statfs(2) says a filesystem without a block device of its own is. */
+static const char *fs_magic_name(long type)
+{
+	switch ((unsigned long)type) {
+	case 0x9123683eUL: return "btrfs";
+	case 0x01021994UL: return "tmpfs";
+	case 0x794c7630UL: return "overlayfs";
+	case 0x6969UL: return "NFS";
+	case 0x2fc12fc1UL: return "ZFS";
+	case 0x65735546UL: return "FUSE";
+	default: return "a filesystem without a block device";
+	}
+}
+
 /* The largest run of free blocks (the region needs no eviction if it fits). */
 static uint64_t largest_free_run(ext2_filsys fs)
 {
@@ -256,6 +456,15 @@ static errcode_t check_fs(const struct bp_setup_opts *o, struct bp_setup_check *
 
 	if (stat(o->root, &rst) < 0)
 		return bp_err_set(err, errno, "%s: %s", o->root, strerror(errno));
+	/* btrfs, a tmpfs, an overlay, NFS: no block device of its own (an anonymous st_dev) */
+	if (!o->device && major(rst.st_dev) == 0) {
+		struct statfs sf;
+
+		return bp_err_set(err, BP_ET_NOT_EXT, "%s is on %s (device %u:%u, no block device "
+				  "of its own), not ext2/3/4: " NOT_EXT_WHY, o->root,
+				  statfs(o->root, &sf) == 0 ? fs_magic_name(sf.f_type) : "?",
+				  major(rst.st_dev), minor(rst.st_dev));
+	}
 	if (o->device)
 		snprintf(c->devpath, sizeof(c->devpath), "%s", o->device);
 	else
@@ -263,9 +472,9 @@ static errcode_t check_fs(const struct bp_setup_opts *o, struct bp_setup_check *
 	ret = bp_dev_resolve_ext(c->devpath, &dev, err);
 	if (ret) {
 		if (ret == BP_ET_NOT_EXT || ret == BP_ET_NO_FS)
-			bp_err_set(err, BP_ET_NOT_EXT, "%s (holding %s) is not ext3/ext4 (%s): "
-				   "bootpack relays out ext2/3/4 roots only", c->devpath, o->root,
-				   dev.type ? dev.type : "unknown");
+			bp_err_set(err, BP_ET_NOT_EXT, "%s (holding %s) is %s, not ext2/3/4: "
+				   NOT_EXT_WHY, c->devpath, o->root,
+				   dev.type ? dev.type : "no filesystem blkid knows");
 		goto out;
 	}
 	snprintf(c->devpath, sizeof(c->devpath), "%s", dev.path);
@@ -1050,7 +1259,7 @@ static errcode_t install(const struct bp_setup_opts *o, struct tx *tx,
 	snprintf(st.device, sizeof(st.device), "UUID=%s", c->uuid);
 	st.grub = (unsigned int)c->grub;
 	st.reader = c->reader;
-	bp_setup_trace_args(o->buffer_kb, args, sizeof(args));
+	bp_setup_trace_args(o->buffer_kb, c->events, args, sizeof(args));
 	if ((ret = next_boot_files(o, tx, &st, args, err)))
 		return ret;
 	bp_loop_path(o->root, BP_STATEDIR "/loop", path, sizeof(path));

@@ -22,7 +22,7 @@ bp_grep '^Root filesystem: .*\(ext4, UUID=' "$BP_TMPDIR/out"
 bp_expect_exit 0 "$BOOTPACK" setup --dry-run --root "$ROOT" --device "$TREE_DEV"
 bp_expect_exit 0 "$BOOTPACK" setup --dry-run --root "$ROOT" --device "$BP_TMPDIR/root.img"
 bp_expect_exit 4 "$BOOTPACK" setup --dry-run --root "$ROOT" --device "$jdev"
-bp_grep 'not ext3/ext4 \(jbd\)|a journal device' "$BP_TMPDIR/err"
+bp_grep 'is jbd, not ext2/3/4|a journal device' "$BP_TMPDIR/err"
 
 # another filesystem
 oimg=$BP_TMPDIR/other.img

@@ -5,6 +5,7 @@
 # DESTDIR) and the pieces setup looks for (systemd, initramfs-tools, a kernel
 # config with tracing). Never this machine's own /.
 #   mk_tree [mke2fs options...]
+#   tree_install (into a $ROOT mounted otherwise)
 bp_require_root
 bp_require_cmd mke2fs losetup debugfs
 
@@ -15,6 +16,11 @@ mk_tree() {
 	bp_loop_attach "$img" TREE_DEV
 	ROOT=$BP_TMPDIR/root
 	bp_mount "$TREE_DEV" "$ROOT"
+	tree_install
+}
+
+# tree_install: bootpack and the pieces setup looks for, into the tree at $ROOT
+tree_install() {
 	# the hooks where the tools look, as a distribution's package puts them
 	# (a build configured elsewhere, e.g. by make distcheck, would not)
 	make -s -C "$top_builddir" install DESTDIR="$ROOT" \
