@@ -46,7 +46,7 @@ unserve() {
 # T + 1 s; ms: its wall time. Waited for T + 5 s at most (a probe stuck in a
 # read cannot be killed: the cleanup's end of nbdkit ends the read).
 probe() {
-	local t0 t1 json= pid rc=0 i
+	local t0 t1 json='' pid rc=0 i
 	[ "$2" = JSON ] && json=--json
 	t0=$(date +%s%N)
 	"$BOOTPACK" probe --time "$1" $json "$mnt/nbd" >"$BP_TMPDIR/out" 2>"$BP_TMPDIR/err" &

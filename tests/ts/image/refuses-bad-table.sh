@@ -66,7 +66,7 @@ refused "$disk" "^bootpack image: $disk: the root, partition 1 \\(bytes 1048576 
 
 # the root type on a partition without ext4; the other ext4 is not the root
 disk=$BP_TMPDIR/roottype.img
-off=$(img_gpt "$disk" "$root" "$IMG_LINUX_TYPE")	# partition 2 the fixture, of type Linux
+img_gpt "$disk" "$root" "$IMG_LINUX_TYPE" >/dev/null	# partition 2 the fixture, of type Linux
 sfdisk -q --part-type "$disk" 1 "$IMG_ROOT_TYPE" >/dev/null 2>&1 || bp_fail "sfdisk --part-type"
 refused "$disk" "^bootpack image: $disk: partition 1 has the root partition type but holds no filesystem, not ext2/3/4 \\(partition 2, found by only-ext, is not the root\\)"
 # named with --root-label, it is the root
