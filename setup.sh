@@ -23,7 +23,7 @@ BP_DEPS=(build-essential autoconf automake pkg-config libext2fs-dev comerr-dev
 	 libblkid-dev zlib1g-dev e2fsprogs util-linux fdisk dosfstools xz-utils procps
 	 valgrind jq python3 nbdkit nbdkit-plugin-dev python3-libnbd libnbd-bin fuse3 systemd
 	 bash-completion groff-base cpio shellcheck git xfsprogs btrfs-progs
-	 initramfs-tools-core busybox-static)
+	 initramfs-tools-core busybox-static lvm2 cryptsetup-bin)
 # The make targets outside the suite, each a list of PACKAGE=PROBE (PROBE, a
 # command or an absolute path, tells whether the package is there where dpkg
 # cannot: not Debian).

@@ -59,7 +59,7 @@ static void say_plan(const struct bp_setup_opts *o, const struct bp_setup_check 
 {
 	char args[1024];
 
-	bp_setup_trace_args(o->buffer_kb, c->events, args, sizeof(args));
+	bp_setup_trace_args(o->buffer_kb, c->events, 1, args, sizeof(args));
 	printf("Root filesystem: %s (%s, UUID=%s), %llu MiB free (%llu MiB needed)\n",
 	       c->devpath, c->fstype, c->uuid, (unsigned long long)(c->free_bytes >> 20),
 	       (unsigned long long)(c->need_bytes >> 20));
