@@ -27,7 +27,10 @@
 # disk's times. The relayout's own time is not in the figure.
 #
 # --tsv FILE: one line a boot, tab-separated: model boot phase_before did
-# control misses requests pack_ranges read_ms done_ms phase_after verdict.
+# control misses requests pack_ranges read_ms done_ms phase_after verdict
+# model_misses. misses: the loop's (status --sample), on the boots it
+# samples; model_misses: the model's requests outside the pack's ranges
+# (0 on a boot without the reader); requests: the model's, all of them.
 # --out BENCH.md: the table replaces the section between the bench-loop
 # markers. Root; writes nothing else outside its temporary directory.
 . "${top_srcdir:?}/tests/functions.sh"
@@ -198,10 +201,9 @@ one_run() {
 		else
 			out=$("$MODEL_BIN" "$pr" "$BP_TMPDIR/s$k" "$model")
 		fi
-		read -r _ ms reqs misses <<<"$out"
+		read -r _ ms reqs mmiss <<<"$out"
 		done_ms=$((ms + BOOT_CPU_MS))
 		ranges=0
-		[ "$ph" = read ] || [ "$did" = relayout ] || misses=-
 		[ "$pr" = - ] || ranges=$(awk '{ s = int($1 / 4096); e = int(($1 + $2 + 4095) / 4096)
 			print s, e }' "$pr" | sort -n | awk '$1 > end { n++ } $2 > end { end = $2 }
 			END { print n + 0 }')
@@ -224,8 +226,9 @@ one_run() {
 			;;
 		esac
 		v=$(verdict)
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$model" "$k" "$ph" "$did" \
-			"$ctl" "${misses:--}" "$reqs" "$ranges" "$ms" "$done_ms" "$(phase)" "${v:--}" |
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$model" "$k" "$ph" \
+			"$did" "$ctl" "${misses:--}" "$reqs" "$ranges" "$ms" "$done_ms" "$(phase)" \
+			"${v:--}" "$mmiss" |
 			tee -a "$BP_TMPDIR/all.tsv"
 	done
 	"$BOOTPACK" status --root "$ROOT" >"$BP_TMPDIR/status-$model"
@@ -262,10 +265,10 @@ done
 		echo
 		echo "**$m**: $after relayouts after the first; the control boots' verdict at boot $vb."
 		echo
-		echo "| boot | phase | did | control | misses | requests | pack ranges | read ms | done-booting ms | phase after | readahead |"
+		echo "| boot | phase | did | control | misses (loop / model) | requests | pack ranges | read ms | done-booting ms | phase after | readahead |"
 		echo "|---|---|---|---|---|---|---|---|---|---|---|"
-		awk -F'\t' -v m="$m" '$1 == m { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-			$2, $3, $4, ($5 ? "yes" : "no"), $6, $7, $8, $9, $10, $11, $12 }' "$BP_TMPDIR/all.tsv"
+		awk -F'\t' -v m="$m" '$1 == m { printf "| %s | %s | %s | %s | %s / %s | %s | %s | %s | %s | %s | %s |\n",
+			$2, $3, $4, ($5 ? "yes" : "no"), $6, $13, $7, $8, $9, $10, $11, $12 }' "$BP_TMPDIR/all.tsv"
 	done
 	echo "<!-- bench-loop: end -->"
 } >"$BP_TMPDIR/section.md"
