@@ -110,6 +110,8 @@ struct bp_pack_report {
 	struct bp_budget_out budget_auto;	/* and its result; .bound GIVEN otherwise */
 	uint64_t meta_stale_blocks;		/* traced metadata blocks moved, no new place */
 	uint64_t meta_moved_blocks;		/* traced metadata blocks moved along */
+	uint64_t meta_owned_blocks;		/* traced blocks named by owner, found now */
+	uint64_t meta_gone_blocks;		/* traced blocks whose owner has them no more */
 	uint64_t files_traced;
 	uint64_t files_changed;			/* ino/generation/size/mtime differ from the trace */
 	uint64_t files_skipped[BP_PACK_SKIP_NR];
