@@ -209,14 +209,43 @@ static errcode_t build_once(ext2_filsys fs, const struct bp_trace *t, const stru
 		if (rc)
 			goto out;
 	}
+	for (i = 0; i < nlive; i++) {
+		rc = bp_meta_mark(&ml, fs, live[i].offset, live[i].length);
+		if (rc) {
+			bp_err_set(err, rc, "out of memory");
+			goto out;
+		}
+	}
+	/*
+	 * A directory the trace names by owner, whole: relayout lays it out
+	 * whole in its region (relayout/head.c), and the region is read as
+	 * the one stream relayout made, not with holes where the boot did not
+	 * read a block of it (an htree lookup reads one of several). Found on
+	 * the filesystem: with FILES.
+	 */
 	if (meta_src & BP_PACK_META_FILES) {
-		for (i = 0; i < nlive; i++) {
-			rc = bp_meta_mark(&ml, fs, live[i].offset, live[i].length);
+		for (i = 0; i < t->nowned; i++) {
+			const struct bp_trace_owned *ow = &t->owned[i];
+			uint64_t ns = ow->first_ns;
+			size_t k;
+
+			if (ow->kind != BP_OWN_DIR ||
+			    (i && ow[-1].kind == BP_OWN_DIR && ow[-1].id == ow->id &&
+			     ow[-1].gen == ow->gen))
+				continue;
+			for (k = i + 1; k < t->nowned && t->owned[k].kind == BP_OWN_DIR &&
+			     t->owned[k].id == ow->id && t->owned[k].gen == ow->gen; k++)
+				if (t->owned[k].first_ns < ns)
+					ns = t->owned[k].first_ns;
+			rc = bp_meta_add_dir(&ml, fs, ow->id, ow->gen, ns);
 			if (rc) {
-				bp_err_set(err, rc, "out of memory");
+				bp_err_lib(err, rc, "while finding the blocks of directory inode %u",
+					   ow->id);
 				goto out;
 			}
 		}
+	}
+	if (meta_src & BP_PACK_META_FILES) {
 		for (i = 0; i < t->nfiles; i++) {
 			if (b.fst[i].skip >= 0 || b.fst[i].root != i)
 				continue;

@@ -86,6 +86,10 @@ struct bp_pack_opts {
  * the trace's M ranges are partly out of date: given the blocks it moved
  * away from (opts.moved_from, relayout's own repack), TRACE leaves those
  * out (bp_meta_live()); FILES adds the new places. The default is both.
+ * Since trace version 2 the trace names most metadata by owner
+ * (tracefile.h): TRACE takes those blocks where they are now
+ * (bp_trace_meta_now(); the journal left out), and FILES adds each
+ * directory the trace names, whole, as relayout lays it out.
  */
 #define BP_PACK_META_TRACE	0x1
 #define BP_PACK_META_FILES	0x2
