@@ -241,7 +241,9 @@ errcode_t bp_trace_check_device(const struct bp_trace *t, const char *devpath,
  * t->version to BP_TRACE_VERSION. *nsec: the time it took (may be NULL).
  *
  * bp_trace_upgrade(): bp_trace_owners_resolve() if t is a version 1 trace
- * (see above), else nothing. *converted: 1 if it converted.
+ * (see above), else nothing. *free_blocks (may be NULL): the blocks of
+ * its M ranges that own nothing and are free on fs now, the sign of a
+ * relayout since the trace (whatever was there moved away).
  *
  * bp_trace_meta_now(): where the trace's metadata is on fs now: each O
  * record's blocks looked up again (a directory or file whose inode now has
@@ -258,7 +260,7 @@ struct bp_meta_now_stats {
 };
 errcode_t bp_trace_owners_resolve(ext2_filsys fs, struct bp_trace *t, uint64_t *nsec,
 				  struct bp_err *err);
-errcode_t bp_trace_upgrade(ext2_filsys fs, struct bp_trace *t, int *converted,
+errcode_t bp_trace_upgrade(ext2_filsys fs, struct bp_trace *t, uint64_t *free_blocks,
 			   struct bp_err *err);
 errcode_t bp_trace_meta_now(ext2_filsys fs, const struct bp_trace *t, struct bp_trace_meta **ret,
 			    size_t *nret, struct bp_meta_now_stats *st, struct bp_err *err);

@@ -297,16 +297,33 @@ errcode_t bp_trace_owners_resolve(ext2_filsys fs, struct bp_trace *t, uint64_t *
 	return rc ? bp_err_set(err, rc, "out of memory") : 0;
 }
 
-errcode_t bp_trace_upgrade(ext2_filsys fs, struct bp_trace *t, int *converted,
+errcode_t bp_trace_upgrade(ext2_filsys fs, struct bp_trace *t, uint64_t *free_blocks,
 			   struct bp_err *err)
 {
-	if (converted)
-		*converted = 0;
+	uint64_t bs = fs->blocksize, nblocks = ext2fs_blocks_count(fs->super), b, last;
+	errcode_t rc;
+	size_t i;
+
+	if (free_blocks)
+		*free_blocks = 0;
 	if (t->version >= 2)
 		return 0;
-	if (converted)
-		*converted = 1;
-	return bp_trace_owners_resolve(fs, t, NULL, err);
+	rc = bp_trace_owners_resolve(fs, t, NULL, err);
+	if (rc || !free_blocks || !t->nmeta)
+		return rc;
+	/* blocks the boot read that own nothing and are free now: a relayout moved them away */
+	if (!fs->block_map && ext2fs_read_block_bitmap(fs))
+		return 0;	/* no bitmap, no hint: the conversion stands */
+	for (i = 0; i < t->nmeta; i++) {
+		const struct bp_trace_meta *m = &t->meta[i];
+
+		if (m->kind != BP_OWN_NONE || !m->length || m->offset / bs >= nblocks)
+			continue;
+		last = (m->offset + m->length - 1) / bs;
+		for (b = m->offset / bs; b <= last && b < nblocks; b++)
+			*free_blocks += !ext2fs_test_block_bitmap2(fs->block_map, b);
+	}
+	return 0;
 }
 
 /* --- where the owners are now --- */

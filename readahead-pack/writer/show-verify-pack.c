@@ -206,7 +206,7 @@ int bp_verify_pack(const char *pack, const char *trace, const char *device,
 	}
 	if (bp_dev_resolve_ext(device, &dev, &err) ||
 	    bp_fs_open_ro(dev.path, &fs, &err) || bp_pack_check(fs, p, &c, &err) ||
-	    (t && bp_pack_cover(fs, p, t, &v, &err))) {
+	    (t && (bp_trace_upgrade(fs, t, NULL, &err) || bp_pack_cover(fs, p, t, &v, &err)))) {
 		ret = bp_fail(&err);
 		goto out;
 	}
