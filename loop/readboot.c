@@ -21,6 +21,7 @@
 #include "loop.h"
 #include "misses.h"
 #include "pack-build.h"
+#include "pack-verify.h"
 #include "policy.h"
 #include "reader-stats.h"
 #include "trace-engine.h"
@@ -95,7 +96,7 @@ static errcode_t repack(const struct bp_setup_opts *o, ext2_filsys fs, struct bp
 	po.dev_minor = old->dev_minor;
 	all->meta = reads->meta;
 	all->nmeta = reads->nmeta;
-	rc = bp_pack_build_write(fs, all, &po, &rep, err);
+	rc = bp_pack_build_write_checked(fs, all, &po, &rep, NULL, err);
 	all->meta = meta;
 	all->nmeta = nmeta;
 	if (rc)
