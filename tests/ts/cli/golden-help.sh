@@ -38,7 +38,7 @@ golden bootpack-read "$top_builddir/bootpack-read" --help
 for f in "$top_srcdir"/tests/expected/help-*.out; do
 	n=$(basename "$f" .out)
 	n=${n#help-}
-	case " bootpack bootpack-read $(echo $verbs) " in
+	case " bootpack bootpack-read $(tr '\n' ' ' <<<"$verbs") " in
 	*" $n "*) ;;
 	*) bp_fail "tests/expected/help-$n.out: no such verb in 'bootpack --help'" ;;
 	esac
