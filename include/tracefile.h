@@ -62,9 +62,11 @@
  * or something else: see bp_trace_meta_now() for what is dropped; retrace
  * with `bootpack trace` for an exact trace).
  *
- * Header lines come first, in any order; unknown header keys are an error. An unknown device or kernel is written as "-". Ranges of one file do not overlap and are sorted by offset;
- * M lines are sorted by offset and do not overlap. Readers report a corrupt
- * file with its line number and the reason.
+ * Header lines come first, in any order; unknown header keys are an error.
+ * An unknown device or kernel is written as "-". Ranges of one file do not
+ * overlap and are sorted by offset; M lines are sorted by offset and do not
+ * overlap. Readers report a corrupt file with its line number and the
+ * reason.
  */
 #ifndef BP_TRACEFILE_H
 #define BP_TRACEFILE_H

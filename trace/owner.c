@@ -409,6 +409,32 @@ static uint64_t runs_find(const struct runs *rs, uint32_t kind, uint64_t idx)
 	return 0;
 }
 
+/* One past the last index owner o's kind and id can have on fs now (rs: its runs). */
+static uint64_t owner_limit(ext2_filsys fs, const struct bp_trace_owned *o,
+			    const struct runs *rs)
+{
+	uint64_t lim = 0, len;
+	size_t i;
+
+	switch (o->kind) {
+	case BP_OWN_DIR:
+	case BP_OWN_JOURNAL:
+		for (i = 0; i < rs->n; i++)
+			if (rs->v[i].kind == BP_EXT2_DATA && rs->v[i].lblk + rs->v[i].len > lim)
+				lim = rs->v[i].lblk + rs->v[i].len;
+		return lim;
+	case BP_OWN_TREE:
+		for (i = 0; i < rs->n; i++)
+			lim += rs->v[i].kind == BP_EXT2_TREE || rs->v[i].kind == BP_EXT2_IND;
+		return lim;
+	default:
+		if (o->id >= fs->group_desc_count)
+			return 0;
+		group_blk(fs, o->id, o->kind, &len);
+		return len;
+	}
+}
+
 static int cmp_meta(const void *a, const void *b)
 {
 	const struct bp_trace_meta *x = a, *y = b;
@@ -446,9 +472,17 @@ errcode_t bp_trace_meta_now(ext2_filsys fs, const struct bp_trace *t, struct bp_
 		int same = i && o->kind == o[-1].kind && o->id == o[-1].id && o->gen == o[-1].gen;
 		uint64_t j;
 
+		uint64_t n;
+
 		if ((o->kind == BP_OWN_DIR || o->kind == BP_OWN_TREE) && !same)
 			rc = load_runs(fs, o->kind, o->id, o->gen, &rs);
-		for (j = 0; j < o->count && !rc; j++) {
+		/* no more blocks than the owner has now: a hostile count costs nothing */
+		n = owner_limit(fs, o, o->kind == BP_OWN_JOURNAL ? &jr : &rs);
+		n = n > o->index ? n - o->index : 0;
+		if (n > o->count)
+			n = o->count;
+		l.st->gone[o->kind] += o->count - n;
+		for (j = 0; j < n && !rc; j++) {
 			uint64_t idx = o->index + j, b = 0, len;
 
 			switch (o->kind) {
@@ -508,9 +542,15 @@ errcode_t bp_trace_meta_now(ext2_filsys fs, const struct bp_trace *t, struct bp_
 			continue;
 		}
 		for (b = first; b <= last && !rc; b++) {
-			if (b >= nblocks) {
-				rc = put(&l, b, bs, r->first_ns, BP_OWN_NONE);
-				continue;
+			if (b >= nblocks) {	/* the rest is past the filesystem: as it was */
+				if (bp_array_reserve((void **)&l.v, &l.cap, l.n, sizeof(*l.v), 64)) {
+					rc = ENOMEM;
+					break;
+				}
+				l.v[l.n++] = (struct bp_trace_meta){ b * bs, r->offset + r->length - b * bs,
+								     r->first_ns, BP_OWN_NONE };
+				l.st->found[BP_OWN_NONE] += last - b + 1;
+				break;
 			}
 			o = omap_find(&m, b);
 			if (o && t->version >= 2) {

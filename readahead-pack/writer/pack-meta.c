@@ -61,11 +61,15 @@ static int set_add(struct bp_meta_list *l, uint64_t blk)
 
 errcode_t bp_meta_mark(struct bp_meta_list *l, ext2_filsys fs, uint64_t offset, uint64_t length)
 {
-	uint64_t bs = fs->blocksize, b;
+	uint64_t bs = fs->blocksize, b, last, nblocks = ext2fs_blocks_count(fs->super);
 
-	if (!length)
+	if (!length || offset / bs >= nblocks)
 		return 0;
-	for (b = offset / bs; b <= (offset + length - 1) / bs; b++)
+	/* blocks past the filesystem hold nothing a file needs: a hostile length costs nothing */
+	last = (offset + length - 1) / bs;
+	if (last >= nblocks)
+		last = nblocks - 1;
+	for (b = offset / bs; b <= last; b++)
 		if (set_add(l, b) < 0)
 			return ENOMEM;
 	return 0;

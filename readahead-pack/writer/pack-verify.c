@@ -399,10 +399,12 @@ errcode_t bp_pack_cover(ext2_filsys fs, const struct bp_pack *p, const struct bp
 		uint64_t b, last = (m->offset + m->length - 1) / bs;
 
 		for (b = m->offset / bs; b <= last && !rc; b++) {
+			if (b >= nblocks) {	/* the rest too: counted at once */
+				c->past_end += last - b + 1;
+				break;
+			}
 			if (m->kind == BP_OWN_JOURNAL)
 				c->journal++;
-			else if (b >= nblocks)
-				c->past_end++;
 			else
 				rc = one_block(&x, m->kind, b, NULL);
 		}

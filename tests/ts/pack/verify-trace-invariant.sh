@@ -56,4 +56,28 @@ jq -e --argjson m "$((1 + n6))" '.verify.trace.missing == $m' "$BP_TMPDIR/out" >
 bp_expect_exit 0 "$BOOTPACK" verify --json --pack "$BP_TMPDIR/cutpack" --trace "$BP_TMPDIR/all" "$img"
 jq -e '.verify.trace | .missing == 0 and .blocks_by_owner.data.cut > 0' "$BP_TMPDIR/out" \
 	>/dev/null || { cat "$BP_TMPDIR/out"; bp_fail "budget cut counted as missing"; }
+
+# Well-formed but hostile counts (the root directory's 2^32-1 blocks, an M
+# range from the last block to the end of 64-bit space): no more work than
+# the owners have blocks now, done at once.
+bp_require_cmd timeout bc
+uuid=$(sed -n 's/^uuid //p' "$BP_TMPDIR/all")
+nb=$(dumpe2fs -h "$img" 2>/dev/null | sed -n 's/^Block count: *//p')
+mlen=$(echo "18446744073709551615 - ($nb - 1) * $bs" | bc)
+cat >"$BP_TMPDIR/hostile" <<-EOT
+	bootpack-trace 2
+	uuid $uuid
+	block-size 4096
+	O dir 2 0 0 4294967295 0
+	O tree 2 0 0 4294967295 0
+	O itable 0 0 0 4294967295 0
+	O journal 0 0 0 4294967295 0
+	M $(((nb - 1) * bs)) $mlen 0
+	end 5
+EOT
+timeout 30 "$BOOTPACK" pack --trace "$BP_TMPDIR/hostile" -o "$BP_TMPDIR/hpack" "$img" >/dev/null ||
+	bp_fail "pack of a hostile trace: exit $?"
+timeout 30 "$BOOTPACK" verify --pack "$BP_TMPDIR/hpack" --trace "$BP_TMPDIR/hostile" "$img" \
+	>"$BP_TMPDIR/hout" || { cat "$BP_TMPDIR/hout"; bp_fail "verify of a hostile trace: exit $?"; }
+bp_grep '^  dir +1 read, +1 in the pack' "$BP_TMPDIR/hout"
 exit 0

@@ -127,6 +127,7 @@ check "$BP_TMPDIR/pack2" "pack after relayout"
 verify_ok() {
 	"$BOOTPACK" verify --pack "$1" --trace "$2" "$img" >"$BP_TMPDIR/verify" 2>&1 ||
 		{ cat "$BP_TMPDIR/verify"; echo "FAIL: verify $1 $2"; fails=$((fails + 1)); }
+	bp_info "verify $(basename "$1"): $(grep -E '^(  dir|Requests)' "$BP_TMPDIR/verify" | tr -s ' ' | tr '\n' ';')"
 }
 verify_ok "$BP_TMPDIR/pack2" "$BP_TMPDIR/t1"
 
