@@ -36,7 +36,7 @@ errcode_t bp_loop_retrace(const struct bp_setup_opts *o, struct bp_loop_state *s
 	/* the kernel's events as setup found them; unknown now: all (a kernel skips what it lacks) */
 	if (bp_setup_kernel_events(o, &events, desc, sizeof(desc), &e))
 		events = bp_setup_all_events();
-	bp_setup_trace_args(o->buffer_kb, events, 0, args, sizeof(args));
+	bp_setup_trace_args(o->buffer_kb, events, args, sizeof(args));
 	ret = bp_setup_next_boot(o, st, args, err);
 	if (!ret)
 		ret = bp_loop_save(o->root, st, err);
