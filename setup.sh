@@ -3,7 +3,8 @@
 # setup.sh --- install what is missing, build, and run the demo or the tests
 #
 #   ./setup.sh demo    the main job end to end on the embedded default image
-#   ./setup.sh test    the whole test suite (ends with "N passed, N failed, N skipped")
+#   ./setup.sh test    the whole test suite (ends with "N passed, N failed, N skipped");
+#                      ./setup.sh test PATTERN... only the cases whose path has one
 #   ./setup.sh deps    only install the build and test dependencies
 #   ./setup.sh build   only build
 #   ./setup.sh deps-TARGET   what a make target beyond the suite needs:
@@ -21,8 +22,8 @@ cd "$(dirname "$0")"
 BP_DEPS=(build-essential autoconf automake pkg-config libext2fs-dev comerr-dev
 	 libblkid-dev zlib1g-dev e2fsprogs util-linux fdisk dosfstools xz-utils procps
 	 valgrind jq python3 nbdkit nbdkit-plugin-dev python3-libnbd libnbd-bin fuse3 systemd
-	 bash-completion groff-base cpio shellcheck xfsprogs btrfs-progs initramfs-tools-core
-	 busybox-static lvm2 cryptsetup-bin)
+	 bash-completion groff-base cpio shellcheck git xfsprogs btrfs-progs
+	 initramfs-tools-core busybox-static lvm2 cryptsetup-bin)
 # The make targets outside the suite, each a list of PACKAGE=PROBE (PROBE, a
 # command or an absolute path, tells whether the package is there where dpkg
 # cannot: not Debian).
@@ -101,6 +102,6 @@ deps-arm64) need_pkgs "make check-arm64" "${BP_DEPS_ARM64[@]}" ;;
 deps-probe) need_pkgs "make check-probe" "${BP_DEPS_PROBE[@]}" ;;
 build) deps; build ;;
 demo) deps; build; exec ./demo.sh ;;
-test) deps; build; exec tests/run.sh -j"$(nproc)" ;;
-*) sed -n '3,10p' "$0"; exit 2 ;;
+test) deps; build; shift; exec tests/run.sh -j"$(nproc)" "$@" ;;
+*) sed -n '3,11p' "$0"; exit 2 ;;
 esac

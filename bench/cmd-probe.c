@@ -15,6 +15,7 @@
 #include "strutils.h"
 
 #define MAX_MODELS 64
+#define RANK_NEEDS (BP_PROBE_PH_FAR | BP_PROBE_PH_RATE)
 
 static void usage(void)
 {
@@ -53,6 +54,14 @@ static void print_text(const struct bp_probe *p, const struct bp_disk_model *con
 
 	printf("Device: %s (%s, %s)%s\n", p->path, p->is_blockdev ? "block device" : "file",
 	       size_str(p->size, a, sizeof(a)), p->direct ? "" : ", not O_DIRECT (page cache)");
+	if (p->partial) {
+		char what[256];
+
+		bp_probe_unmeasured_str(p, what, sizeof(what));
+		printf("Partial: the deadline of %.1f s came before these were measured: %s (their "
+		       "figures below are 0)%s\n", p->deadline_s, what,
+		       p->abandoned ? "; a read still under way then was abandoned" : "");
+	}
 	if (p->is_blockdev)
 		printf("Queue (sysfs): rotational %s, max_sectors_kb %llu, max_hw_sectors_kb %llu\n",
 		       p->sys_rotational < 0 ? "unknown" : p->sys_rotational ? "1" : "0",
@@ -80,6 +89,8 @@ static void print_text(const struct bp_probe *p, const struct bp_disk_model *con
 	printf("Reader: requests of %s at most, %s in flight\n",
 	       size_str(bp_probe_reader_request(p), a, sizeof(a)),
 	       size_str(bp_probe_reader_window(p), b, sizeof(b)));
+	if (!n && (p->unmeasured & RANK_NEEDS))
+		printf("Nearest model: none (the far reads or the rate not measured)\n");
 	if (n) {
 		printf("Nearest model: %s (distance %.2f)", rank[0]->name, dist[0]);
 		for (i = 1; i < n; i++)
@@ -116,6 +127,14 @@ static void print_json(const struct bp_probe *p, const struct bp_disk_model *con
 	bp_json_bool(&j, "block_device", p->is_blockdev);
 	bp_json_bool(&j, "direct", p->direct);
 	bp_json_double(&j, "seconds", p->elapsed_s);
+	bp_json_double(&j, "deadline", p->deadline_s);
+	bp_json_bool(&j, "partial", p->partial);
+	bp_json_open_array(&j, "unmeasured");
+	for (i = 0; i < 32; i++)
+		if (p->unmeasured & (1U << i))
+			bp_json_string(&j, NULL, bp_probe_phase_name(1U << i));
+	bp_json_close_array(&j);
+	bp_json_bool(&j, "abandoned", p->abandoned);
 	bp_json_double(&j, "scale", p->scale);
 	bp_json_open_object(&j, "sysfs");
 	if (p->sys_rotational < 0)
@@ -161,8 +180,13 @@ static void print_json(const struct bp_probe *p, const struct bp_disk_model *con
 	bp_json_u64(&j, "max_request", bp_probe_reader_request(p));
 	bp_json_u64(&j, "in_flight", bp_probe_reader_window(p));
 	bp_json_close_object(&j);
-	bp_json_string(&j, "model", n ? rank[0]->name : "");
-	bp_json_double(&j, "distance", n ? dist[0] : 0.0);
+	if (n) {
+		bp_json_string(&j, "model", rank[0]->name);
+		bp_json_double(&j, "distance", dist[0]);
+	} else {
+		bp_json_null(&j, "model");
+		bp_json_null(&j, "distance");
+	}
 	bp_json_open_array(&j, "models");
 	for (i = 0; i < n; i++) {
 		bp_probe_predict(rank[i], p, &pred);
@@ -262,7 +286,8 @@ int cmd_probe(int argc, char **argv)
 		rc = bp_fail(&err);
 		goto out;
 	}
-	n = bp_probe_rank(p, rank, dist, MAX_MODELS);
+	/* No nearest model without the two figures every distance weighs. */
+	n = p->unmeasured & RANK_NEEDS ? 0 : bp_probe_rank(p, rank, dist, MAX_MODELS);
 	if (json)
 		print_json(p, rank, dist, n);
 	else

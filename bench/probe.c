@@ -7,16 +7,22 @@
 #include <limits.h>
 #include <linux/fs.h>
 #include <pthread.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "bp_et.h"
+#include "c.h"
 #include "probe.h"
 #include "queueattr.h"
 #include "smallfile.h"
@@ -149,7 +155,24 @@ struct ctx {
 	double *lat;		/* BP_PROBE_LAT_MAX samples */
 	uint64_t x;		/* random state */
 	double t_end;		/* the whole probe's deadline */
+	double last;		/* the latest read's time: what the next one may take */
 };
+
+/* Is there time for one more read before the deadline? */
+static int time_left(const struct ctx *c)
+{
+	return now_s() + c->last <= c->t_end;
+}
+
+/* timed_read() on c's device, its time kept as the next one's estimate. */
+static double ctx_read(struct ctx *c, void *buf, size_t len, uint64_t off)
+{
+	double r = timed_read(c->fd, buf, len, off);
+
+	if (r >= 0)
+		c->last = r;
+	return r;
+}
 
 static errcode_t read_fail(const struct bp_probe *p, double r, uint64_t off, struct bp_err *err)
 {
@@ -171,13 +194,15 @@ static errcode_t phase_pairs(struct ctx *c, struct bp_probe *p, double until,
 	uint64_t x = p->seed ^ BP_PROBE_PAIR_SALT, off;
 	size_t n = 0;
 
-	while (n < BP_PROBE_PAIRS_MAX && (n < 3 || now_s() < until)) {
+	while (n < BP_PROBE_PAIRS_MAX && (n < 1 || now_s() < until) && time_left(c)) {
 		off = bp_probe_rand_off(&x, c->size, BP_PROBE_IO);
-		r = timed_read(c->fd, c->buf, BP_PROBE_IO, off);
+		r = ctx_read(c, c->buf, BP_PROBE_IO, off);
 		if (r < 0)
 			return read_fail(p, r, off, err);
 		c->lat[n] = r;
-		r = timed_read(c->fd, c->buf, BP_PROBE_IO, off);
+		if (!time_left(c))
+			break;	/* no time for the pair's second read */
+		r = ctx_read(c, c->buf, BP_PROBE_IO, off);
 		if (r < 0)
 			return read_fail(p, r, off, err);
 		second[n++] = r;
@@ -194,9 +219,9 @@ static errcode_t phase_far(struct ctx *c, struct bp_probe *p, double until, stru
 	size_t n = 0;
 	double r;
 
-	while (n < BP_PROBE_LAT_MAX && (n < 3 || now_s() < until)) {
+	while (n < BP_PROBE_LAT_MAX && (n < 1 || now_s() < until) && time_left(c)) {
 		off = bp_probe_rand_off(&x, c->size, BP_PROBE_IO);
-		r = timed_read(c->fd, c->buf, BP_PROBE_IO, off);
+		r = ctx_read(c, c->buf, BP_PROBE_IO, off);
 		if (r < 0)
 			return read_fail(p, r, off, err);
 		c->lat[n++] = r;
@@ -213,8 +238,8 @@ static errcode_t phase_walk(struct ctx *c, struct bp_probe *p, struct bp_probe_l
 	size_t n = 0;
 	double r;
 
-	while (n < BP_PROBE_LAT_MAX && (n < 3 || now_s() < until)) {
-		r = timed_read(c->fd, c->buf, BP_PROBE_IO, off);
+	while (n < BP_PROBE_LAT_MAX && (n < 2 || now_s() < until) && time_left(c)) {
+		r = ctx_read(c, c->buf, BP_PROBE_IO, off);
 		if (r < 0)
 			return read_fail(p, r, off, err);
 		c->lat[n++] = r;
@@ -237,7 +262,7 @@ struct worker {
 	pthread_t tid;
 	int fd;
 	uint64_t size, x;
-	double until;
+	double until, t_end, last;
 	double *lat;
 	size_t n;
 	int error;
@@ -255,7 +280,8 @@ static void *worker_main(void *arg)
 		w->error = ENOMEM;
 		return NULL;
 	}
-	while (w->n < BP_PROBE_LAT_MAX && (!w->n || now_s() < w->until)) {
+	while (w->n < BP_PROBE_LAT_MAX && (!w->n || now_s() < w->until) &&
+	       now_s() + w->last <= w->t_end) {
 		off = bp_probe_rand_off(&w->x, w->size, BP_PROBE_IO);
 		r = timed_read(w->fd, buf, BP_PROBE_IO, off);
 		if (r < 0) {
@@ -264,6 +290,7 @@ static void *worker_main(void *arg)
 			break;
 		}
 		w->lat[w->n++] = r;
+		w->last = r;
 	}
 	free(buf);
 	return NULL;
@@ -291,6 +318,8 @@ static errcode_t phase_depth(struct ctx *c, struct bp_probe *p, struct bp_probe_
 		w[i].size = c->size;
 		w[i].x = bp_probe_next(&c->x) | 1;
 		w[i].until = until;
+		w[i].t_end = c->t_end;
+		w[i].last = c->last;
 		w[i].lat = all + (size_t)i * BP_PROBE_LAT_MAX;
 		if (pthread_create(&w[i].tid, NULL, worker_main, &w[i]) != 0)
 			break;
@@ -325,14 +354,14 @@ static errcode_t phase_rate(struct ctx *c, struct bp_probe *p, double until, str
 	off = p->seq_offset;
 	t0 = now_s();
 	do {
-		if (off + req > c->size)
+		if (off + req > c->size || !time_left(c))
 			break;
-		r = timed_read(c->fd, c->buf, req, off);
+		r = ctx_read(c, c->buf, req, off);
 		if (r < 0)
 			return read_fail(p, r, off, err);
 		busy += r;
 		off += req;
-	} while (now_s() < until || off - p->seq_offset < 4 * req);
+	} while (now_s() < until || off - p->seq_offset < 2 * req);
 	(void)t0;
 	p->seq_bytes = off - p->seq_offset;
 	p->rate_mbs = busy > 0 ? (double)p->seq_bytes / busy / 1e6 : 0.0;
@@ -362,17 +391,17 @@ static errcode_t phase_whole(struct ctx *c, struct bp_probe *p, double until, st
 		for (reps = 0; reps < WHOLE_REPS_MAX; reps++) {
 			if (reps >= WHOLE_REPS_MIN && now_s() - t_size > slice)
 				break;
-			if (reps < WHOLE_REPS_MIN && reps && now_s() > c->t_end)
+			if (!time_left(c))
 				break;
 			if (off + 2 * n > c->size)
 				off = bp_probe_rand_off(&c->x, c->size / 2, BP_PROBE_IO);
-			r1 = timed_read(c->fd, c->buf, n, off);
+			r1 = ctx_read(c, c->buf, n, off);
 			if (r1 < 0)
 				return read_fail(p, r1, off, err);
 			off += n;
-			r2 = timed_read(c->fd, c->buf, n / 2, off);
+			r2 = ctx_read(c, c->buf, n / 2, off);
 			if (r2 >= 0) {
-				double r3 = timed_read(c->fd, c->buf, n / 2, off + n / 2);
+				double r3 = ctx_read(c, c->buf, n / 2, off + n / 2);
 
 				r2 = r3 < 0 ? r3 : r2 + r3;
 			}
@@ -427,14 +456,262 @@ static void scale_figures(struct bp_probe *p, double f)
 	p->whole_saving_ms /= f;
 }
 
+static const char *const phase_names[] = {
+	"first-again", "far", "next", "near", "depth8", "depth32", "rate", "whole",
+};
+
+const char *bp_probe_phase_name(unsigned int bit)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(phase_names); i++)
+		if (bit == 1U << i)
+			return phase_names[i];
+	return "?";
+}
+
+void bp_probe_unmeasured_str(const struct bp_probe *p, char *buf, size_t len)
+{
+	size_t k = 0;
+	unsigned int i;
+
+	if (len)
+		buf[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(phase_names) && k < len; i++)
+		if (p->unmeasured & (1U << i))
+			k += (size_t)snprintf(buf + k, len - k, "%s%s", k ? ", " : "",
+					      phase_names[i]);
+}
+
+/* What the measuring child shares with the caller (one anonymous shared mapping). */
+struct shared {
+	struct bp_probe p;	/* the child's figures, phase by phase */
+	unsigned int done;	/* BP_PROBE_PH_* measured: their fields are final */
+	int finished;		/* the child ran to its end (rc, err set) */
+	errcode_t rc;
+	struct bp_err err;
+};
+
+static void mark(struct shared *sh, unsigned int bit, int measured)
+{
+	if (measured)
+		__atomic_fetch_or(&sh->done, bit, __ATOMIC_RELEASE);
+}
+
+/* The phases, in the child, into sh->p; each marked once its figures are final. */
+static errcode_t measure(struct ctx *c, struct shared *sh, double t0, double budget)
+{
+	struct bp_probe *p = &sh->p;
+	struct bp_err *err = &sh->err;
+	double until;
+	unsigned int i;
+	errcode_t ret;
+
+	until = t0 + budget * SHARE_PAIRS;
+	if ((ret = phase_pairs(c, p, until, err)))
+		return ret;
+	mark(sh, BP_PROBE_PH_PAIRS, p->cold.n > 0);
+	until += budget * SHARE_FAR;
+	if ((ret = phase_far(c, p, until, err)))
+		return ret;
+	mark(sh, BP_PROBE_PH_FAR, p->far.n > 0);
+	until += budget * SHARE_SEQ;
+	if ((ret = phase_walk(c, p, &p->seq, 0, until, err)))
+		return ret;
+	mark(sh, BP_PROBE_PH_SEQ, p->seq.n > 0);
+	until += budget * SHARE_NEAR;
+	if ((ret = phase_walk(c, p, &p->near, 1, until, err)))
+		return ret;
+	mark(sh, BP_PROBE_PH_NEAR, p->near.n > 0);
+	for (i = 0; i < BP_PROBE_NQD; i++) {
+		until += budget * SHARE_QD;
+		if ((ret = phase_depth(c, p, &p->qd[i], bp_probe_depths[i], until, err)))
+			return ret;
+		mark(sh, i ? BP_PROBE_PH_QD32 : BP_PROBE_PH_QD8, p->qd[i].n > 0);
+	}
+	until += budget * SHARE_RATE;
+	if ((ret = phase_rate(c, p, until, err)))
+		return ret;
+	mark(sh, BP_PROBE_PH_RATE, p->seq_bytes > 0);
+	if ((ret = phase_whole(c, p, c->t_end, err)))
+		return ret;
+	mark(sh, BP_PROBE_PH_WHOLE, p->whole_tested > 0);
+	return 0;
+}
+
+/* Close [a, b] (close_range(2), else one by one up to a sane bound). */
+static void close_fds(int a, int b)
+{
+	int fd;
+
+	if (a > b)
+		return;
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, (unsigned int)a, (unsigned int)b, 0U) == 0)
+		return;
+#endif
+	for (fd = a; fd <= b && fd < 65536; fd++)
+		close(fd);
+}
+
+/*
+ * The child keeps the device and the pipe only: one stuck in a read must
+ * hold no pipe or terminal of the caller's (a shell waiting for its
+ * output's end would wait for it too).
+ */
+static void child_fds(int dev, int wfd)
+{
+	int lo = MIN(dev, wfd), hi = MAX(dev, wfd), null;
+
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+	}
+	close_fds(3, lo - 1);
+	close_fds(lo + 1, hi - 1);
+	close_fds(hi + 1, INT_MAX);
+}
+
+/* A phase not measured: its figures 0, not half of a run. */
+static void clear_unmeasured(struct bp_probe *p)
+{
+	unsigned int u = p->unmeasured, i;
+
+	if (u & BP_PROBE_PH_PAIRS) {
+		memset(&p->cold, 0, sizeof(p->cold));
+		memset(&p->reread, 0, sizeof(p->reread));
+	}
+	if (u & BP_PROBE_PH_FAR)
+		memset(&p->far, 0, sizeof(p->far));
+	if (u & BP_PROBE_PH_SEQ)
+		memset(&p->seq, 0, sizeof(p->seq));
+	if (u & BP_PROBE_PH_NEAR)
+		memset(&p->near, 0, sizeof(p->near));
+	for (i = 0; i < BP_PROBE_NQD; i++) {
+		if (!(u & (i ? BP_PROBE_PH_QD32 : BP_PROBE_PH_QD8)))
+			continue;
+		memset(&p->qd[i], 0, sizeof(p->qd[i]));
+		p->qd[i].depth = bp_probe_depths[i];
+	}
+	if (u & BP_PROBE_PH_RATE) {
+		p->rate_mbs = 0.0;
+		p->seq_bytes = 0;
+		p->seq_offset = 0;
+	}
+	if (u & BP_PROBE_PH_WHOLE) {
+		p->max_request = 0;
+		p->whole_tested = 0;
+		p->whole_saving_ms = 0.0;
+	}
+}
+
+/*
+ * Run measure() in a child and wait for it until the deadline + the grace:
+ * past it the child is killed and not waited for (a read stuck in the
+ * kernel keeps it until the read returns); what it marked done is kept.
+ */
+static errcode_t run_child(struct ctx *c, struct bp_probe *p, double t0, double budget,
+			   struct bp_err *err)
+{
+	struct shared *sh;
+	struct pollfd pf;
+	double stop = c->t_end + BP_PROBE_GRACE, left;
+	unsigned int done;
+	int pfd[2], status = 0, killed = 0, reaped = 0, i;
+	pid_t pid;
+	errcode_t ret = 0;
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
+		return bp_err_set(err, errno, "%s: out of memory", p->path);
+	memset(sh, 0, sizeof(*sh));
+	sh->p = *p;
+	if (pipe2(pfd, O_CLOEXEC)) {
+		ret = bp_err_set(err, errno, "%s: cannot make a pipe: %s", p->path,
+				 strerror(errno));
+		goto out;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		ret = bp_err_set(err, errno, "%s: cannot fork: %s", p->path, strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		goto out;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		child_fds(c->fd, pfd[1]);
+		sh->rc = measure(c, sh, t0, budget);
+		__atomic_store_n(&sh->finished, 1, __ATOMIC_RELEASE);
+		_exit(0);
+	}
+	close(pfd[1]);
+	pf.fd = pfd[0];
+	pf.events = POLLIN;
+	/* The child never writes: the pipe's end is its exit. */
+	for (;;) {
+		char b;
+
+		left = stop - now_s();
+		if (left <= 0) {
+			killed = 1;
+			break;
+		}
+		pf.revents = 0;
+		if (poll(&pf, 1, (int)(left * 1e3) + 1) < 0) {
+			if (errno == EINTR)
+				continue;
+			killed = 1;
+			break;
+		}
+		if (pf.revents && read(pfd[0], &b, 1) <= 0)
+			break;
+	}
+	close(pfd[0]);
+	if (killed && !__atomic_load_n(&sh->finished, __ATOMIC_ACQUIRE))
+		kill(pid, SIGKILL);
+	else
+		killed = 0;
+	/* Reap it if it goes (at once when it ended; a stuck read keeps it: not waited for). */
+	for (i = 0; i < (killed ? 20 : 1000) && !reaped; i++) {
+		pid_t w = waitpid(pid, &status, killed ? WNOHANG : 0);
+
+		if (w == pid || (w < 0 && errno == ECHILD))
+			reaped = 1;
+		else if (w == 0)
+			usleep(5000);
+	}
+	done = __atomic_load_n(&sh->done, __ATOMIC_ACQUIRE);
+	*p = sh->p;
+	p->unmeasured = BP_PROBE_PH_ALL & ~done;
+	p->partial = p->unmeasured != 0;
+	p->abandoned = killed;
+	clear_unmeasured(p);
+	if (!killed && __atomic_load_n(&sh->finished, __ATOMIC_ACQUIRE)) {
+		if (sh->rc) {
+			ret = sh->rc;
+			*err = sh->err;
+		}
+	} else if (!killed) {
+		ret = bp_err_set(err, EIO, "%s: the measuring process died (%s %d)", p->path,
+				 WIFSIGNALED(status) ? "signal" : "exit status",
+				 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	}
+out:
+	munmap(sh, sizeof(*sh));
+	return ret;
+}
+
 errcode_t bp_probe_run(const char *path, const struct bp_probe_opts *o, struct bp_probe *p,
 		       struct bp_err *err)
 {
 	struct ctx c = { .fd = -1 };
 	struct stat st;
-	double t0, budget, until;
+	double t0, budget;
 	char mnt[4096];
-	unsigned int i;
 	errcode_t ret = 0;
 
 	memset(p, 0, sizeof(*p));
@@ -442,6 +719,7 @@ errcode_t bp_probe_run(const char *path, const struct bp_probe_opts *o, struct b
 	p->sys_rotational = -1;
 	p->seed = o->seed ? o->seed : 0x9e3779b97f4a7c15ULL;
 	budget = o->seconds > 0 ? o->seconds : BP_PROBE_SECONDS_DEFAULT;
+	p->deadline_s = budget;
 	t0 = now_s();
 	c.t_end = t0 + budget;
 
@@ -495,27 +773,8 @@ errcode_t bp_probe_run(const char *path, const struct bp_probe_opts *o, struct b
 	if (p->sys_max_request >= BP_PROBE_IO && p->sys_max_request < p->seq_request)
 		p->seq_request = p->sys_max_request / BP_PROBE_IO * BP_PROBE_IO;
 
-	until = t0 + budget * SHARE_PAIRS;
-	if ((ret = phase_pairs(&c, p, until, err)))
-		goto out;
-	until += budget * SHARE_FAR;
-	if ((ret = phase_far(&c, p, until, err)))
-		goto out;
-	until += budget * SHARE_SEQ;
-	if ((ret = phase_walk(&c, p, &p->seq, 0, until, err)))
-		goto out;
-	until += budget * SHARE_NEAR;
-	if ((ret = phase_walk(&c, p, &p->near, 1, until, err)))
-		goto out;
-	for (i = 0; i < BP_PROBE_NQD; i++) {
-		until += budget * SHARE_QD;
-		if ((ret = phase_depth(&c, p, &p->qd[i], bp_probe_depths[i], until, err)))
-			goto out;
-	}
-	until += budget * SHARE_RATE;
-	if ((ret = phase_rate(&c, p, until, err)))
-		goto out;
-	if ((ret = phase_whole(&c, p, c.t_end, err)))
+	ret = run_child(&c, p, t0, budget, err);
+	if (ret)
 		goto out;
 	scale_figures(p, o->scale > 0 ? o->scale : 1.0);
 	/* a disk that rotates: positioning costs milliseconds, the next block does not */

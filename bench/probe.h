@@ -51,6 +51,31 @@
 #define BP_PROBE_PAIRS_MAX 256
 extern const unsigned int bp_probe_depths[BP_PROBE_NQD];	/* 8, 32 */
 
+/*
+ * The phases, in the order they run: the bits of bp_probe.unmeasured. A
+ * phase is measured when it took one sample at least before the deadline.
+ */
+enum {
+	BP_PROBE_PH_PAIRS = 1U << 0,	/* "first-again": cold, reread */
+	BP_PROBE_PH_FAR = 1U << 1,	/* "far" */
+	BP_PROBE_PH_SEQ = 1U << 2,	/* "next" */
+	BP_PROBE_PH_NEAR = 1U << 3,	/* "near" */
+	BP_PROBE_PH_QD8 = 1U << 4,	/* "depth8": qd[0] */
+	BP_PROBE_PH_QD32 = 1U << 5,	/* "depth32": qd[1] */
+	BP_PROBE_PH_RATE = 1U << 6,	/* "rate" */
+	BP_PROBE_PH_WHOLE = 1U << 7,	/* "whole": the largest request */
+	BP_PROBE_PH_ALL = (1U << 8) - 1,
+};
+
+/*
+ * The deadline is hard: the reads run in a child process, which starts no
+ * read it has no time left for (the last read's duration as the estimate);
+ * BP_PROBE_GRACE seconds after the deadline the probe stops waiting for
+ * it, kills it and returns what the phases measured before (a read that
+ * never returns keeps only that child, in D state, never the caller).
+ */
+#define BP_PROBE_GRACE 0.25
+
 struct bp_probe_opts {
 	double seconds;		/* the whole probe's budget */
 	int mounted_ok;		/* accept a device mounted read-write */
@@ -96,13 +121,26 @@ struct bp_probe {
 	int rotational;		/* measured */
 	double scale;		/* the figures above are the measured ones / this */
 	double elapsed_s;
+	double deadline_s;	/* the budget the run had */
+	unsigned int unmeasured;	/* BP_PROBE_PH_* not measured (their figures 0) */
+	int partial;		/* unmeasured != 0: the deadline came first */
+	int abandoned;		/* a read was still under way at the deadline + grace */
 };
 
+/* "first-again", "far", "next", "near", "depth8", "depth32", "rate", "whole". */
+const char *bp_probe_phase_name(unsigned int bit);
+
+/* The names of p->unmeasured, ", " between them, into buf ("" when none). */
+void bp_probe_unmeasured_str(const struct bp_probe *p, char *buf, size_t len);
+
 /*
- * Measure path within o->seconds (a few hundred ms more at most: one read
- * per thread may be in flight at the deadline). ENOENT, EINVAL (not a
- * block device or regular file, too small), BP_ET_MOUNTED (mounted
- * read-write and !o->mounted_ok), or an errno; err says which.
+ * Measure path within o->seconds: it returns by the deadline +
+ * BP_PROBE_GRACE, however slow the reads or if one never returns (then
+ * p->partial, p->unmeasured say what was not measured; 0 is returned: a
+ * partial result is a result). ENOENT, EINVAL (not a block device or
+ * regular file, too small), BP_ET_MOUNTED (mounted read-write and
+ * !o->mounted_ok), EIO and the like (a read failed), or an errno; err says
+ * which.
  */
 errcode_t bp_probe_run(const char *path, const struct bp_probe_opts *o, struct bp_probe *p,
 		       struct bp_err *err);

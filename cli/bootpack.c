@@ -68,6 +68,7 @@ static const struct {
 	{ BP_ET_NOT_BUILT, BP_EX_NOTBUILT },
 	{ BP_ET_CANCELED, BP_EX_CANCELED },
 	{ BP_ET_NO_BOOT, BP_EX_NOBOOT },
+	{ BP_ET_FS_TOO_BIG, BP_EX_REFUSED },
 };
 
 int bp_exit_code(errcode_t code)

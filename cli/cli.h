@@ -89,8 +89,17 @@ int bp_cli_open_dev(const char *spec, struct bp_dev *dev);
 /* Load a trace: 0, or prints why not and returns BP_EX_STALE (unreadable, corrupt) or 1. */
 int bp_cli_load_trace(const char *path, struct bp_trace **ret);
 
+/*
+ * A version 1 trace (tracefile.h) converted against the filesystem on
+ * devpath (bp_trace_upgrade(), in memory; said with -vv): 0, or prints why
+ * not and returns 1. Not ext2/3/4 or another filesystem: left as it is
+ * (the verb refuses it).
+ */
+int bp_cli_upgrade_trace(struct bp_trace *t, const char *trace_path, const char *devpath);
+
 /* What every verb taking a device and a trace does first, in this order:
- * bp_cli_open_dev() then bp_cli_load_trace(); on failure nothing is held. */
+ * bp_cli_open_dev(), bp_cli_load_trace(), bp_cli_upgrade_trace(); on
+ * failure nothing is held. */
 int bp_cli_open_dev_trace(const char *spec, const char *trace_path, struct bp_dev *dev,
 			  struct bp_trace **ret);
 

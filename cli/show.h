@@ -31,7 +31,12 @@ int bp_dump_trace(const char *path, const struct bp_show_opts *o);
 int bp_verify_trace(const char *trace, const char *device, const struct bp_show_opts *o);
 /* readahead-pack/writer/show-pack.c */
 int bp_dump_pack(const char *path, const struct bp_show_opts *o);
-/* readahead-pack/writer/show-verify-pack.c: stale entries and contiguity of a pack on device */
-int bp_verify_pack(const char *pack, const char *device, const struct bp_show_opts *o);
+/*
+ * readahead-pack/writer/show-verify-pack.c: stale entries and contiguity of a
+ * pack on device; with trace (may be NULL), every block the trace read by
+ * owner, in the pack or cut by its budget (exit 3 otherwise).
+ */
+int bp_verify_pack(const char *pack, const char *trace, const char *device,
+		   const struct bp_show_opts *o);
 
 #endif /* BP_SHOW_H */

@@ -206,9 +206,84 @@ static errcode_t choose(const char *image, const char *label, struct cand *ext, 
 			  image, found);
 }
 
+/* A disk image format other than raw, by its magic: its name, or NULL. */
+static const char *not_raw(int fd)
+{
+	static const struct {
+		const char *magic, *name;
+		size_t len;
+	} fmts[] = {
+		{ "QFI\xfb", "qcow2", 4 },
+		{ "KDMV", "VMDK", 4 },
+		{ "vhdxfile", "VHDX", 8 },
+		{ "conectix", "VHD", 8 },
+	};
+	char head[8];
+	size_t i;
+
+	if (pread(fd, head, sizeof(head), 0) != (ssize_t)sizeof(head))
+		return NULL;
+	for (i = 0; i < ARRAY_SIZE(fmts); i++)
+		if (!memcmp(head, fmts[i].magic, fmts[i].len))
+			return fmts[i].name;
+	return NULL;
+}
+
+/* An extent of the table, kept for the checks once the root is chosen. */
+struct extent {
+	uint64_t offset, size;
+	unsigned int partno;
+	int container;		/* an MBR extended partition: holds others by design */
+};
+
+/*
+ * The table itself, before anything is chosen or written: a partition
+ * past the end of the file (an image cut short: its root may be the one
+ * left out, another taken in its place), and the root overlapping another
+ * partition (a write to one would change the other).
+ */
+static errcode_t check_table(const char *image, const struct extent *all, size_t n,
+			     uint64_t size, const struct bp_image_root *r, struct bp_err *err)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (all[i].offset > size || all[i].size > size - all[i].offset)
+			return bp_err_set(err, BP_ET_FS_TOO_BIG,
+					  "%s: partition %u (bytes %llu to %llu) ends past the end "
+					  "of the file (%llu bytes): the image is cut short; restore "
+					  "it whole, or fix its partition table",
+					  image, all[i].partno, (unsigned long long)all[i].offset,
+					  (unsigned long long)(all[i].offset + all[i].size),
+					  (unsigned long long)size);
+	if (!r)
+		return 0;
+	for (i = 0; i < n; i++) {
+		const struct extent *e = &all[i];
+
+		if (e->partno == r->partno || e->container)
+			continue;
+		if (e->offset < r->offset + r->size && r->offset < e->offset + e->size)
+			return bp_err_set(err, BP_ET_UNSUPPORTED,
+					  "%s: the root, partition %u (bytes %llu to %llu), overlaps "
+					  "partition %u (bytes %llu to %llu): a write to one would "
+					  "change the other; fix the partition table first",
+					  image, r->partno, (unsigned long long)r->offset,
+					  (unsigned long long)(r->offset + r->size), e->partno,
+					  (unsigned long long)e->offset,
+					  (unsigned long long)(e->offset + e->size));
+	}
+	return 0;
+}
+
 errcode_t bp_image_find_root(const char *image, const char *label, struct bp_image_root *r,
 			     struct bp_err *err)
 {
+	struct extent all[MAX_PARTS];
+	size_t nall = 0;
+	unsigned int root_typed = 0;	/* a partition of the root type that is not ext */
+	char root_typed_fs[16] = "";
+	const char *fmt;
 	struct cand whole = { 0 }, *ext = NULL;
 	blkid_partlist ls;
 	blkid_probe pr = NULL;
@@ -226,6 +301,15 @@ errcode_t bp_image_find_root(const char *image, const char *label, struct bp_ima
 	size = lseek(fd, 0, SEEK_END);
 	if (size < 0) {
 		rc = bp_err_lib(err, errno, "while reading %s", image);
+		goto out;
+	}
+	fmt = not_raw(fd);
+	if (fmt) {
+		rc = bp_err_set(err, BP_ET_NO_FS,
+				"%s: is a %s image, not a raw disk image: convert it first "
+				"(qemu-img convert -O raw %s IMAGE.raw), run bootpack image on the "
+				"raw image, and convert that back",
+				image, fmt, image);
 		goto out;
 	}
 	/* A bare filesystem image is its own root. */
@@ -282,9 +366,20 @@ errcode_t bp_image_find_root(const char *image, const char *label, struct bp_ima
 			snprintf(c->pname, sizeof(c->pname), "%s", s);
 		if ((s = blkid_partition_get_uuid(p)))
 			snprintf(c->partuuid, sizeof(c->partuuid), "%s", s);
+		if (nall < ARRAY_SIZE(all)) {
+			all[nall].offset = c->offset;
+			all[nall].size = c->size;
+			all[nall].partno = c->partno;
+			all[nall++].container = blkid_partition_is_extended(p);
+		}
 		if (c->offset + c->size > (uint64_t)size || !c->size)
-			continue;	/* beyond the end of a truncated image */
+			continue;	/* beyond the end of a truncated image: refused below */
 		probe_fs(fd, c->offset, c->size, c);
+		if (!root_typed && ROOT_TYPE[0] && !strcasecmp(c->ptype, ROOT_TYPE) &&
+		    !is_ext(c->type)) {
+			root_typed = c->partno;
+			snprintf(root_typed_fs, sizeof(root_typed_fs), "%s", c->type);
+		}
 		if (flen < sizeof(found))
 			flen += (size_t)snprintf(found + flen, sizeof(found) - flen, "%s%u: %s",
 						 flen ? ", " : "", c->partno,
@@ -292,7 +387,20 @@ errcode_t bp_image_find_root(const char *image, const char *label, struct bp_ima
 		if (is_ext(c->type))
 			next++;
 	}
-	rc = choose(image, label, ext, next, r, found, err);
+	rc = check_table(image, all, nall, (uint64_t)size, NULL, err);
+	if (!rc)
+		rc = choose(image, label, ext, next, r, found, err);
+	if (!rc)
+		rc = check_table(image, all, nall, (uint64_t)size, r, err);
+	/* The table says where the root is: another ext partition is not it. */
+	if (!rc && root_typed && !label && strcmp(r->how, "gpt-root-type"))
+		rc = bp_err_set(err, BP_ET_NO_FS,
+				"%s: partition %u has the root partition type but holds %s, not "
+				"ext2/3/4 (partition %u, found by %s, is not the root); bootpack "
+				"image relays out ext2/3/4 roots only (--root-label LABEL names "
+				"another root)",
+				image, root_typed, root_typed_fs[0] ? root_typed_fs : "no filesystem",
+				r->partno, r->how);
 out:
 	free(ext);
 	if (pr)

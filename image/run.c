@@ -12,6 +12,7 @@
 #include "bp_et.h"
 #include "c.h"
 #include "diskmodel.h"
+#include "fsfit.h"
 #include "image.h"
 #include "stream.h"
 
@@ -128,6 +129,20 @@ static uint64_t aligned_start(struct bp_relayout_opts ro, uint64_t offset, uint6
 	return 0;
 }
 
+/* The root fits inside its partition (or the bare image file), before the boot. */
+static errcode_t check_fits(const struct bp_fsloc *loc, uint64_t part_size, struct bp_err *err)
+{
+	ext2_filsys fs = NULL;
+	errcode_t rc;
+
+	rc = bp_fs_open_ro_at(loc, &fs, err);
+	if (rc)
+		return rc;
+	rc = bp_fs_check_fits(fs, loc, part_size, NULL, err);
+	ext2fs_close_free(&fs);
+	return rc;
+}
+
 errcode_t bp_image_run(const struct bp_image_opts *o, struct bp_image_report *rep,
 		       struct bp_err *err)
 {
@@ -135,7 +150,7 @@ errcode_t bp_image_run(const struct bp_image_opts *o, struct bp_image_report *re
 	struct bp_fsloc loc = { o->image, 0 };
 	struct bp_trace *t = NULL;
 	struct bp_budget_in auto_in;
-	uint64_t guest_mem = 0;
+	uint64_t guest_mem = 0, part_size;
 	int64_t created;
 	errcode_t rc;
 
@@ -144,6 +159,10 @@ errcode_t bp_image_run(const struct bp_image_opts *o, struct bp_image_report *re
 	if (!rc)
 		rc = bp_image_check_unused(o->image, err);
 	loc.offset = rep->root.offset;
+	/* A bare image: to the file's end; else the partition's extent (fsfit.h). */
+	part_size = rep->root.partno ? rep->root.size : 0;
+	if (!rc)
+		rc = check_fits(&loc, part_size, err);
 	if (!rc)
 		rc = bp_image_check_installed(&loc, err);
 	if (!rc)
@@ -184,6 +203,7 @@ errcode_t bp_image_run(const struct bp_image_opts *o, struct bp_image_report *re
 
 	ro.device = o->image;
 	ro.offset = loc.offset;
+	ro.size = part_size;
 	ro.trace = t;
 	ro.undo_file = o->undo_file;
 	ro.first = first_paths;

@@ -6,7 +6,7 @@
  * pack, dump and verify (readers). Implemented in trace/tracefile.c
  * (the object, writing) and trace/tracefile-parse.c (loading).
  *
- * On-disk format, version 1: UTF-8 text, one record per line, fields
+ * On-disk format, version 2: UTF-8 text, one record per line, fields
  * separated by one space, '#' starts a comment line, blank lines ignored.
  * All numbers are unsigned decimal unless said otherwise; offsets and
  * lengths are in bytes; times are nanoseconds since the start of the trace
@@ -14,7 +14,7 @@
  * filesystem, start with '/', and escape '%', space, control characters
  * and bytes >= 0x7f as %XX (hex).
  *
- *   bootpack-trace 1                     first line: magic and version
+ *   bootpack-trace 2                     first line: magic and version
  *   uuid <uuid>                          filesystem UUID (lower case)
  *   block-size <n>                       filesystem block size
  *   device <path>                        device the trace was resolved against (escaped)
@@ -23,7 +23,11 @@
  *   source <command|boot|import|merge>   how it was collected
  *   created <unix-seconds>
  *   events <added> <accessed> <lost>     counts from the tracer (lost > 0: the buffer overflowed)
- *   M <offset> <length> <first>          metadata range: physical bytes on the device
+ *   O <kind> <id> <gen> <index> <count> <first>
+ *                                        metadata blocks named by their owner (below)
+ *   M <offset> <length> <first>          metadata range with no owner: physical bytes
+ *                                        on the device (partition-table probes, blocks
+ *                                        beyond the filesystem, free blocks)
  *   F <ino> <generation> <size> <mtime> <path>
  *                                        a regular file (mtime in seconds); its R lines follow
  *   R <offset> <length> <first> <phys>   a range of the preceding F's file; <phys> is the
@@ -32,8 +36,33 @@
  *                                        or unwritten extent (nothing to read from disk)
  *   end <records>                        last line: number of M, F and R lines (truncation check)
  *
- * Header lines come first, in any order; unknown header keys are an error
- * in version 1. An unknown device or kernel is written as "-". Ranges of one file do not overlap and are sorted by offset;
+ * Metadata by owner (version 2). A block the boot read through the block
+ * device is recorded as what it is on the filesystem the trace was taken
+ * on (resolved once, with libext2fs, when the trace is made: trace/owner.c),
+ * so that it can be found again after a relayout moved it. <count> blocks
+ * from <index>; <id> and <gen> as the kind says, 0 where unused:
+ *
+ *   dir      a directory's blocks: id inode, gen its generation, index logical block
+ *   tree     a file's or directory's extent-tree or indirect blocks: id inode, gen
+ *            generation, index the ordinal of the block among the inode's mapping
+ *            blocks in walk order (bp_ext2_file_walk, BP_EXT2_WALK_META)
+ *   itable   inode-table blocks: id group, index block within the group's table
+ *   super    a superblock (primary or backup): id group, index 0
+ *   gdt      group descriptor (and reserved GDT) blocks: id group, index block in the run
+ *   bbitmap  a block bitmap: id group, index 0
+ *   ibitmap  an inode bitmap: id group, index 0
+ *   journal  the internal journal: index logical block of the journal inode
+ *
+ * O lines are sorted by (kind in the order above, id, gen, index) and do
+ * not overlap. Version 1 had no O lines (every metadata range an M line);
+ * it is still read, and converted where a device is at hand
+ * (bp_trace_upgrade()): its M blocks are named by what owns them on the
+ * device now, which is right when the filesystem has not been relaid out
+ * since the trace was taken (after a relayout the moved blocks own nothing
+ * or something else: see bp_trace_meta_now() for what is dropped; retrace
+ * with `bootpack trace` for an exact trace).
+ *
+ * Header lines come first, in any order; unknown header keys are an error. An unknown device or kernel is written as "-". Ranges of one file do not overlap and are sorted by offset;
  * M lines are sorted by offset and do not overlap. Readers report a corrupt
  * file with its line number and the reason.
  */
@@ -43,10 +72,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <ext2fs/ext2fs.h>
+
 #include "bperr.h"
 #include "fileid.h"
 
-#define BP_TRACE_VERSION 1
+#define BP_TRACE_VERSION 2
 #define BP_PHYS_NONE UINT64_MAX
 #define BP_TRACE_PATH_MAX 4096
 
@@ -54,7 +85,34 @@ struct bp_trace_meta {
 	uint64_t offset;	/* physical byte offset on the device */
 	uint64_t length;
 	uint64_t first_ns;
+	uint32_t kind;		/* enum bp_own_kind: BP_OWN_NONE for an M line */
 };
+
+/* What owns a metadata block (the O line kinds, in their sort order). */
+enum bp_own_kind {
+	BP_OWN_NONE = 0,	/* an M line: raw offset, no owner */
+	BP_OWN_DIR,
+	BP_OWN_TREE,
+	BP_OWN_ITABLE,
+	BP_OWN_SUPER,
+	BP_OWN_GDT,
+	BP_OWN_BBITMAP,
+	BP_OWN_IBITMAP,
+	BP_OWN_JOURNAL,
+	BP_OWN_NR,
+};
+
+struct bp_trace_owned {
+	uint32_t kind;		/* enum bp_own_kind, never BP_OWN_NONE */
+	uint32_t id;		/* inode (dir, tree) or group */
+	uint32_t gen;		/* generation (dir, tree), else 0 */
+	uint64_t index;		/* first block: logical, ordinal or within the group's run */
+	uint64_t count;		/* blocks */
+	uint64_t first_ns;
+};
+
+/* "dir", "tree", ... ("raw" for BP_OWN_NONE, "?" out of range). */
+const char *bp_own_kind_name(uint32_t kind);
 
 struct bp_trace_range {
 	uint64_t offset;	/* byte offset in the file */
@@ -96,8 +154,18 @@ struct bp_trace {
 	struct bp_trace_hdr hdr;
 	struct bp_trace_file *files;	/* sorted by first_ns, then ino */
 	size_t nfiles, afiles;		/* afiles, ameta: allocated (bp_array_reserve) */
-	struct bp_trace_meta *meta;	/* sorted by offset */
+	/*
+	 * Sorted by offset. Loaded: the M lines (kind BP_OWN_NONE). Resolved
+	 * in this process (bp_trace_owners_resolve()): also the device ranges
+	 * of the owned blocks as they were read, kind set, each a copy of what
+	 * an O record names; bp_trace_save() writes only the BP_OWN_NONE ones,
+	 * bp_trace_meta_now() passes the others over.
+	 */
+	struct bp_trace_meta *meta;
 	size_t nmeta, ameta;
+	struct bp_trace_owned *owned;	/* O lines, sorted (see above) */
+	size_t nowned, aowned;
+	int version;			/* as loaded (1 or 2); built: BP_TRACE_VERSION */
 };
 
 /* One file range, seen in first-access order across all files. */
@@ -129,6 +197,8 @@ errcode_t bp_trace_file_add_range(struct bp_trace_file *f, uint64_t offset, uint
 				  uint64_t first_ns, uint64_t phys);
 errcode_t bp_trace_add_meta(struct bp_trace *t, uint64_t offset, uint64_t length,
 			    uint64_t first_ns);
+/* Add count blocks of an owner (merged by bp_trace_normalize()). EINVAL, ENOMEM. */
+errcode_t bp_trace_add_owned(struct bp_trace *t, const struct bp_trace_owned *o);
 /* Set a header string (device, kernel, source); copies value. */
 errcode_t bp_trace_set_str(char **field, const char *value);
 /*
@@ -139,7 +209,7 @@ errcode_t bp_trace_set_str(char **field, const char *value);
  * metadata ranges; drop files with no range. ENOMEM is the only error.
  */
 errcode_t bp_trace_normalize(struct bp_trace *t);
-/* Number of M, F and R records bp_trace_save() writes. */
+/* Number of O, M, F and R records bp_trace_save() writes. */
 uint64_t bp_trace_records(const struct bp_trace *t);
 
 /*
@@ -158,5 +228,41 @@ void bp_trace_escape(const char *in, char *buf);
  */
 errcode_t bp_trace_check_device(const struct bp_trace *t, const char *devpath,
 				struct bp_err *err);
+
+/*
+ * Owners (trace/owner.c, libext2fs; fs opened read-only is enough).
+ *
+ * bp_trace_owners_resolve(): name the blocks of t's M ranges by their
+ * owners on fs (the filesystem the trace is taken on): the blocks of
+ * directories (a reverse map of every directory's blocks, from one walk
+ * of the inode tables), the mapping blocks of directories and of the
+ * traced files, inode tables, superblocks, descriptors, bitmaps and the
+ * journal become O records; what owns nothing stays an M range. Sets
+ * t->version to BP_TRACE_VERSION. *nsec: the time it took (may be NULL).
+ *
+ * bp_trace_upgrade(): bp_trace_owners_resolve() if t is a version 1 trace
+ * (see above), else nothing. *free_blocks (may be NULL): the blocks of
+ * its M ranges that own nothing and are free on fs now, the sign of a
+ * relayout since the trace (whatever was there moved away).
+ *
+ * bp_trace_meta_now(): where the trace's metadata is on fs now: each O
+ * record's blocks looked up again (a directory or file whose inode now has
+ * another generation, or fewer blocks, gives nothing for the rest), each
+ * M block kept unless it is free now or now belongs to a directory, a
+ * mapping block, a group's metadata or the journal (a relayout freed or
+ * reused it). One entry per run of blocks of one kind and first access,
+ * kind set, sorted by offset, disjoint (the earliest first access kept);
+ * *ret malloc'd. st (may be NULL): blocks found per kind, and lost.
+ */
+struct bp_meta_now_stats {
+	uint64_t found[BP_OWN_NR];	/* blocks located, by kind */
+	uint64_t gone[BP_OWN_NR];	/* blocks no longer there (raw: freed or reused) */
+};
+errcode_t bp_trace_owners_resolve(ext2_filsys fs, struct bp_trace *t, uint64_t *nsec,
+				  struct bp_err *err);
+errcode_t bp_trace_upgrade(ext2_filsys fs, struct bp_trace *t, uint64_t *free_blocks,
+			   struct bp_err *err);
+errcode_t bp_trace_meta_now(ext2_filsys fs, const struct bp_trace *t, struct bp_trace_meta **ret,
+			    size_t *nret, struct bp_meta_now_stats *st, struct bp_err *err);
 
 #endif /* BP_TRACEFILE_H */

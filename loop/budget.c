@@ -9,11 +9,9 @@
 #include "pack-budget.h"
 
 errcode_t bp_loop_pack_budget(const struct bp_setup_opts *o, const struct bp_pack_info *old,
-			      struct bp_pack_opts *po, struct bp_budget_in *in,
+			      uint64_t boot_ms, struct bp_pack_opts *po, struct bp_budget_in *in,
 			      struct bp_err *err)
 {
-	struct bp_loop_sample s;
-	struct bp_err e = { 0 };
 	char path[PATH_MAX];
 	errcode_t rc;
 
@@ -30,9 +28,7 @@ errcode_t bp_loop_pack_budget(const struct bp_setup_opts *o, const struct bp_pac
 			return bp_err_set(err, rc, "/proc/meminfo: no MemTotal: the pack's "
 					  "budget cannot be decided");
 	}
-	/* the time of this (or the last) read boot to default.target, when measured */
-	if (bp_loop_last_sample(o->root, &s, &e) == 0 && s.read && s.boot_ms)
-		in->boot_ns = s.boot_ms * 1000000;
+	in->boot_ns = boot_ms * 1000000;
 	bp_loop_path(o->root, BP_STATEDIR BP_LOOP_PROBE_FILE, path, sizeof(path));
 	if (bp_pack_budget_probe_rate(path, &in->rate_bps))
 		in->rate_bps = 0;	/* not probed: the default rate */

@@ -15,12 +15,12 @@
  * when it was given as a size (bootpack pack --budget SIZE), else automatic
  * (po->budget_auto = in, pack-budget.h) from the memory of the machine
  * (o->mem_bytes, else MemTotal), the rate of the probe stored beside the
- * loop state (none, or a damaged one: the default rate) and the time the
- * last read boot took to default.target (none recorded: the trace's last
- * first access).
+ * loop state (none, or a damaged one: the default rate) and boot_ms, the
+ * time the last read boot took to default.target (0, none recorded: the
+ * trace's last first access).
  */
 errcode_t bp_loop_pack_budget(const struct bp_setup_opts *o, const struct bp_pack_info *old,
-			      struct bp_pack_opts *po, struct bp_budget_in *in,
+			      uint64_t boot_ms, struct bp_pack_opts *po, struct bp_budget_in *in,
 			      struct bp_err *err);
 
 #endif /* BP_LOOP_BUDGET_H */

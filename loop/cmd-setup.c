@@ -119,9 +119,17 @@ static int probe_root(const char *devpath, char *text, size_t len, char *why, si
 	}
 	printf("  probing %s for %.0f s (read-only)\n", devpath, SETUP_PROBE_SECONDS);
 	fflush(stdout);
-	if (bp_probe_run(devpath, &po, p, &err))
+	if (bp_probe_run(devpath, &po, p, &err)) {
 		snprintf(why, whylen, "%s", bp_err_str(&err));
-	else if (bp_probe_format_kv(p, text, len))
+	} else if (p->partial) {
+		char what[256];
+
+		/* A disk that stalls: no half-measured figures for the reader. */
+		bp_probe_unmeasured_str(p, what, sizeof(what));
+		snprintf(why, whylen, "the probe's deadline of %.0f s came before it measured "
+			 "%s%s: a slow or stalling disk", p->deadline_s, what,
+			 p->abandoned ? "; a read under way was abandoned" : "");
+	} else if (bp_probe_format_kv(p, text, len))
 		snprintf(why, whylen, "its record is too long");
 	else
 		rc = 0;

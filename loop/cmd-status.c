@@ -16,6 +16,7 @@
 #include "misses.h"
 #include "pack-budget.h"
 #include "pack-parse.h"
+#include "policy.h"
 #include "strutils.h"
 
 static void usage(void)
@@ -122,6 +123,64 @@ static void json_misses(struct bp_json *j, const struct bp_misses *m)
 	bp_json_close_object(j);
 }
 
+/* The loop's last boots (the state's history) and the misses rule, text. */
+static void print_history(const struct bp_loop_state *st)
+{
+	unsigned int i;
+
+	printf("Boots:       %u since setup; the misses rule %s%s\n", st->boots,
+	       st->rule_off ? "stopped: " : "on", st->rule_off ? st->rule_reason : "");
+	if (!st->nhistory)
+		return;
+	printf("History:     boot  did                outside  gained  requests  hit  "
+	       "boot time  next\n");
+	for (i = 0; i < st->nhistory; i++) {
+		const struct bp_loop_boot *b = &st->history[i];
+		char t[32] = "-", o[24] = "-", g[24] = "-", r[24] = "-";
+
+		if (b->boot_ms)
+			snprintf(t, sizeof(t), "%llu.%01llu s", (unsigned long long)b->boot_ms / 1000,
+				 (unsigned long long)b->boot_ms % 1000 / 100);
+		if (b->requests) {
+			snprintf(o, sizeof(o), "%llu", (unsigned long long)b->outside);
+			snprintf(g, sizeof(g), "%llu", (unsigned long long)b->grown);
+			snprintf(r, sizeof(r), "%llu", (unsigned long long)b->requests);
+		}
+		printf("             %4u  %-17s  %7s  %6s  %8s  %3u%%  %9s  %s\n", b->boot,
+		       bp_boot_kind_name(b->kind), o, g, r, b->hit_pct, t, b->next);
+	}
+}
+
+static void json_history(struct bp_json *j, const struct bp_loop_state *st)
+{
+	unsigned int i;
+
+	bp_json_u64(j, "boots", st->boots);
+	bp_json_open_object(j, "misses_rule");
+	bp_json_bool(j, "on", !st->rule_off);
+	bp_json_string(j, "reason", st->rule_reason);
+	bp_json_u64(j, "read_boots_since_relayout", st->reads_since_relayout);
+	bp_json_u64(j, "penalty", st->penalty);
+	bp_json_close_object(j);
+	bp_json_open_array(j, "history");
+	for (i = 0; i < st->nhistory; i++) {
+		const struct bp_loop_boot *b = &st->history[i];
+
+		bp_json_open_object(j, NULL);
+		bp_json_u64(j, "boot", b->boot);
+		bp_json_i64(j, "time", (int64_t)b->when);
+		bp_json_string(j, "did", bp_boot_kind_name(b->kind));
+		bp_json_u64(j, "outside", b->outside);
+		bp_json_u64(j, "gained", b->grown);
+		bp_json_u64(j, "requests", b->requests);
+		bp_json_u64(j, "hit_pct", b->hit_pct);
+		bp_json_u64(j, "boot_ms", b->boot_ms);
+		bp_json_string(j, "next", b->next);
+		bp_json_close_object(j);
+	}
+	bp_json_close_array(j);
+}
+
 /* The saved trace's header: its kernel, how it was taken, whether it has page accesses. */
 struct trace_head {
 	int found;
@@ -194,6 +253,7 @@ static int status_json(const char *root, const struct bp_loop_state *st)
 	bp_json_i64(&j, "relayout_time", (int64_t)st->relayout_time);
 	bp_json_u64(&j, "high_misses", st->high_misses);
 	bp_json_u64(&j, "pack_ranges_after_relayout", st->pack_runs0);
+	json_history(&j, st);
 	bp_loop_path(root, BP_STATEDIR "/pack", path, sizeof(path));
 	if (bp_pack_load_file(path, BP_PACK_LOAD_ANY_OWNER, &p, &why) == 0) {
 		const struct bp_pack_info *pi = bp_pack_info(p);
@@ -268,7 +328,7 @@ int cmd_status(int argc, char **argv)
 	struct bp_loop_sample v[BP_LOOP_JUDGE_WINDOW];
 	struct bp_loop_verdict j;
 	struct bp_misses m;
-	struct bp_read_boot rb;
+	struct bp_boot_end be;
 	const char *boot_trace = NULL;
 	uint64_t boot_us = 0;
 	int sample = 0, json = 0, ch, rc;
@@ -315,37 +375,32 @@ int cmd_status(int argc, char **argv)
 	if (sample) {
 		if (!boot_trace)
 			bp_loop_record_stop(&o);	/* what follows is not the boot's */
-		ret = bp_loop_sample(&o, boot_us / 1000, &s, &err);
-		if (ret == ENOENT) {
-			bp_loop_read_boot(&o, boot_trace, 1, &m, &rb, &err);	/* stops the recorder */
+		ret = bp_loop_boot_end(&o, boot_us / 1000, boot_trace, &m, &be, &err);
+		if (ret == ENOENT)
 			return BP_EX_OK;	/* not a read boot: nothing to sample */
-		}
 		if (ret)
 			return bp_fail(&err);
+		s = be.sample;
 		printf("hit rate %u%% (%llu of %llu packed bytes resident, %llu in %u changed "
 		       "files)%s\n", s.hit_pct, (unsigned long long)s.resident,
 		       (unsigned long long)s.packed, (unsigned long long)s.changed,
-		       s.changed_files, s.retraced ? "; a new trace is scheduled" : "");
+		       s.changed_files, be.actions & BP_ACT_TRACE ? "; a new trace is scheduled" : "");
 		if (!s.read)
 			printf("a control boot: the pack was not read\n");
-		if (bp_loop_load(o.root, &st, &err) == 0 && st.phase == BP_PHASE_OFF)
-			printf("turned off: %s\n", st.reason);
-		/* then the boot's reads: misses, the merged trace, the new pack */
-		ret = bp_loop_read_boot(&o, boot_trace, !s.read, &m, &rb, &err);
-		if (ret == ENOENT)
-			return BP_EX_OK;	/* no recorder ran, or the loop moved on */
-		if (ret)
-			return bp_fail(&err);
+		if (be.phase == BP_PHASE_OFF)
+			printf("turned off: %s\n", be.reason);
+		if (!be.have_misses)
+			return BP_EX_OK;	/* no recorder ran */
 		printf("misses %llu requests, %llu bytes outside the pack; %u%% of the boot's "
 		       "reads in the pack\n", (unsigned long long)m.miss_runs,
 		       (unsigned long long)m.miss_bytes, m.hit_pct);
-		if (rb.repacked)
+		if (be.repacked)
 			printf("pack rewritten from the merged trace: %llu bytes in %llu files\n",
-			       (unsigned long long)rb.pack_bytes, (unsigned long long)rb.pack_files);
-		if (rb.pack_runs0)
+			       (unsigned long long)be.pack_bytes, (unsigned long long)be.pack_files);
+		if (be.pack_runs0)
 			printf("pack ranges %llu, %llu after the relayout\n",
-			       (unsigned long long)rb.pack_runs, (unsigned long long)rb.pack_runs0);
-		if (rb.relayout)
+			       (unsigned long long)be.pack_runs, (unsigned long long)be.pack_runs0);
+		if (be.actions & BP_ACT_RELAYOUT)
 			printf("a relayout is scheduled for the next boot\n");
 		return BP_EX_OK;
 	}
@@ -433,5 +488,6 @@ int cmd_status(int argc, char **argv)
 	printf("Stale:       %s\n", st.phase == BP_PHASE_TRACE && st.reason[0] &&
 	       strncmp(st.reason, "stale", 5) == 0 ? "yes, a new trace is scheduled" :
 	       st.low_hits ? "maybe: the last hit rate was low" : "no");
+	print_history(&st);
 	return BP_EX_OK;
 }

@@ -43,6 +43,35 @@ enum bp_reader_at {
 
 const char *bp_reader_at_name(enum bp_reader_at r);
 
+#define BP_LOOP_HISTORY 12		/* the boots the state remembers (bootpack status) */
+#define BP_LOOP_RELAYOUT_CAP 2		/* relayouts (the first one's included) ... */
+#define BP_LOOP_RELAYOUT_PERIOD 30	/* ... in this many boots, at most */
+#define BP_LOOP_RELAYOUT_GAP 4		/* read boots between two relayouts, at least */
+
+enum bp_boot_kind {
+	BP_BOOT_TRACED = 1,	/* traced */
+	BP_BOOT_FIRST,		/* traced, the system's first boot: traced again */
+	BP_BOOT_RELAID,		/* relaid the root out in the initramfs (then read) */
+	BP_BOOT_RELAYOUT_FAILED,	/* the relayout did not complete */
+	BP_BOOT_READ,		/* read from the pack */
+	BP_BOOT_CONTROL,	/* a control boot: not read */
+};
+
+const char *bp_boot_kind_name(enum bp_boot_kind k);
+
+/* One boot of the loop's history: what it did, its misses, its time. */
+struct bp_loop_boot {
+	unsigned int boot;		/* the boot's number since setup (1: the traced boot) */
+	time_t when;
+	enum bp_boot_kind kind;
+	uint64_t outside;		/* requests outside the region (misses, the journal's out) */
+	uint64_t grown;			/* ... of which the pack's ranges gained by merging */
+	uint64_t requests;		/* the boot's requests, 0: not recorded */
+	uint64_t boot_ms;		/* to default.target, 0: unknown */
+	unsigned int hit_pct;
+	char next[16];			/* the phase after it */
+};
+
 struct bp_loop_state {
 	enum bp_phase phase;
 	char device[256];	/* the root filesystem: "UUID=…" */
@@ -57,6 +86,20 @@ struct bp_loop_state {
 	uint64_t pack_runs0;	/* the pack's ranges on the first read boot after the relayout, 0: none yet */
 	unsigned int grub;	/* a GRUB snippet was installed */
 	enum bp_reader_at reader;	/* where setup deployed the reader */
+	/* the convergence of the misses rule (policy.c, issue 39) */
+	unsigned int boots;		/* boots the loop saw since setup */
+	unsigned int reads_since_relayout;	/* read boots since the last relayout */
+	unsigned int relayout_boots[BP_LOOP_RELAYOUT_CAP];	/* the last relayouts' boots, 0: none */
+	unsigned int rule_relayout;	/* the last relayout was the misses rule's */
+	uint64_t outside_before;	/* ... the requests outside the region a boot before it */
+	unsigned int after_n;		/* read boots after it measured, up to BP_LOOP_MISS_SAMPLES */
+	uint64_t after_min;		/* ... their fewest requests outside the region */
+	uint64_t penalty;		/* outside the region on the first read boot after a relayout */
+	unsigned int rule_off;		/* the misses rule stopped: rule_reason says why */
+	char rule_reason[256];
+	time_t verdict_time;		/* the control boots' samples since, 0: since relayout_time */
+	struct bp_loop_boot history[BP_LOOP_HISTORY];	/* the last boots, oldest first */
+	unsigned int nhistory;
 };
 
 const char *bp_phase_name(enum bp_phase p);
@@ -195,10 +238,6 @@ enum bp_event {
 
 errcode_t bp_loop_event(const struct bp_setup_opts *o, enum bp_event ev, struct bp_err *err);
 
-/* Schedule a new trace (phase trace, kernel arguments) with reason. */
-errcode_t bp_loop_retrace(const struct bp_setup_opts *o, struct bp_loop_state *st,
-			  const char *reason, struct bp_err *err);
-
 /* ---- hit rate, and whether readahead pays ---------------------------------- */
 
 #define BP_LOOP_HIT_THRESHOLD 50	/* percent */
@@ -227,7 +266,7 @@ struct bp_loop_sample {
 	unsigned int changed_files;
 	int read;			/* 1: the reader ran; 0: a control boot */
 	uint64_t boot_ms;		/* the boot reached default.target, 0: unknown */
-	int retraced;			/* this sample scheduled a new trace */
+	int relaid;			/* the boot relaid the root out (not a line's field) */
 };
 
 /* One line of BP_STATEDIR/stats; fields of later versions are optional. 0 or -EINVAL. */
@@ -244,25 +283,23 @@ struct bp_loop_verdict {
 void bp_loop_judge(const struct bp_loop_sample *v, size_t n, struct bp_loop_verdict *out);
 
 /*
- * The samples of the current pack (after the last "pack" line of the stats
- * file, which a relayout writes, and since st->relayout_time), oldest first,
- * at most BP_LOOP_JUDGE_WINDOW; *n = 0 when there is no stats file.
+ * The samples of the verdict (after the last "pack" line of the stats file,
+ * which a relayout writes, but one marked "verdict=kept", and since
+ * st->verdict_time, else st->relayout_time), oldest first, at most
+ * BP_LOOP_JUDGE_WINDOW; *n = 0 when there is no stats file.
  */
 errcode_t bp_loop_pack_samples(const char *root, const struct bp_loop_state *st,
 			       struct bp_loop_sample *v, size_t *n, struct bp_err *err);
 
 /*
  * End of a boot read from the pack (or of a control boot): sample the pack's
- * residency (mincore), append a line to BP_STATEDIR/stats with boot_ms (the
- * time the boot reached default.target, 0 if unknown). A read boot schedules
- * a new trace after BP_LOOP_LOW_SAMPLES consecutive samples under
- * BP_LOOP_HIT_THRESHOLD. Then the verdict: readahead that does not pay turns
- * the loop off (phase off, the pack renamed to pack.off, the reason in the
- * state); otherwise the next control boot is scheduled when it is due.
- * ENOENT: no pack or not in the read phase (nothing written).
+ * residency (mincore; a control boot consumes BP_LOOP_CONTROL_FILE) and
+ * append a line to BP_STATEDIR/stats with boot_ms (the time the boot reached
+ * default.target, 0 if unknown or the boot relaid the root out). What the
+ * loop does about it is the policy's (policy.h), through bp_loop_boot_end().
  */
-errcode_t bp_loop_sample(const struct bp_setup_opts *o, uint64_t boot_ms,
-			 struct bp_loop_sample *s, struct bp_err *err);
+errcode_t bp_loop_take_sample(const struct bp_setup_opts *o, uint64_t boot_ms,
+			      struct bp_loop_sample *s, struct bp_err *err);
 
 /* The last sample of a read boot in BP_STATEDIR/stats; ENOENT if there is none. */
 errcode_t bp_loop_last_sample(const char *root, struct bp_loop_sample *s, struct bp_err *err);
@@ -272,50 +309,57 @@ errcode_t bp_loop_last_sample(const char *root, struct bp_loop_sample *s, struct
 /*
  * A read boot is also a cheap traced boot. Early in it, bootpack setup
  * --event read-start starts the recorder (trace-engine.h, recorder.c); at
- * its end, bp_loop_read_boot() collects it, counts what the boot read that
+ * its end, bp_loop_boot_end() collects it, counts what the boot read that
  * the pack did not hold (misses.h, saved in BP_STATEDIR/misses), merges the
  * boot's reads into BP_STATEDIR/trace (and its metadata, at the positions
  * of today's layout, into BP_STATEDIR/trace.reads, which a relayout
  * empties), and rewrites the pack from the merged trace with the old pack's
  * budget: the boot set converges on what the boots read instead of staying
  * the traced boot's. The region is not redone: a new relayout is scheduled
- * when, on BP_LOOP_MISS_SAMPLES read boots in a row, the requests outside
- * the region were more than BP_LOOP_MISS_RELAYOUT_PCT percent of the boot's
- * requests (runs): the misses (but the journal's), and the ranges the pack
- * read by the boot gained since the first read boot after the relayout
- * (what the merges added lies outside the region, a seek each); and at
- * least BP_LOOP_OUTSIDE_MIN of them: fewer are a fraction of a second on
- * any disk, and the few blocks a boot writes and reads again each time
- * (a log's tail) are no reason for a relayout boot.
+ * when, on BP_LOOP_MISS_SAMPLES read boots, the misses (but the journal's)
+ * were more than BP_LOOP_MISS_RELAYOUT_PCT percent of the boot's requests
+ * (runs) and BP_LOOP_OUTSIDE_MIN at least (fewer are a fraction of a second
+ * on any disk, and the few blocks a boot writes and reads again each time,
+ * a log's tail, are no reason for a relayout boot), and a relayout is
+ * predicted to pay: the rule, its model and its limits are policy.c's.
  */
 #define BP_LOOP_MISS_RELAYOUT_PCT 10
 #define BP_LOOP_MISS_SAMPLES 2
 #define BP_LOOP_OUTSIDE_MIN 16
 
 /* Start the recorder of this boot: ENOENT when the boot is not read from a pack. */
-errcode_t bp_loop_record_start(const struct bp_setup_opts *o, struct bp_err *err);
+errcode_t bp_loop_record_start(const struct bp_setup_opts *o, const struct bp_loop_state *st,
+			       struct bp_err *err);
 
 /* The boot is over: stop the recorder before the loop's own reads. */
 void bp_loop_record_stop(const struct bp_setup_opts *o);
 
-struct bp_read_boot {
+struct bp_misses;
+
+/* What the end of a boot found and did (bootpack status --sample prints it). */
+struct bp_boot_end {
+	struct bp_loop_sample sample;	/* the pack's residency, the boot's time */
+	int have_misses;		/* the boot's reads were recorded: misses below */
 	int merged;			/* the boot's reads are in the trace */
 	int repacked;			/* the pack was rewritten */
 	uint64_t pack_files, pack_bytes;	/* the new pack */
-	int relayout;			/* a relayout was scheduled for the next boot */
+	unsigned int actions;		/* the policy's (policy.h: enum bp_loop_act) */
+	enum bp_phase phase;		/* the loop's phase after the boot */
+	char reason[256];		/* ... and why */
 	uint64_t pack_runs, pack_runs0;	/* the boot's pack's ranges, and after the relayout */
 };
 
-struct bp_misses;
-
 /*
- * End of a boot read from the pack, or of a control boot (control: its
- * misses say nothing about the pack and schedule nothing, but its reads are
- * merged). trace_path: the boot's reads as a trace file instead of the
- * recorder's. ENOENT: not in the read phase, or no recorder ran (the
+ * The end of a boot in the read phase: the sample (bp_loop_take_sample()),
+ * the boot's misses (m) from the recorder or trace_path (the boot's reads
+ * as a trace file), the policy on them, its actions: a new trace, a control
+ * boot, off, a relayout; and the boot's reads merged into the trace and the
+ * pack rewritten (a control boot's too: its misses say nothing about the
+ * pack, but its reads are reads). ENOENT: not in the read phase (the
  * recorder, if any, is removed).
  */
-errcode_t bp_loop_read_boot(const struct bp_setup_opts *o, const char *trace_path, int control,
-			    struct bp_misses *m, struct bp_read_boot *out, struct bp_err *err);
+errcode_t bp_loop_boot_end(const struct bp_setup_opts *o, uint64_t boot_ms,
+			   const char *trace_path, struct bp_misses *m, struct bp_boot_end *out,
+			   struct bp_err *err);
 
 #endif /* BP_LOOP_H */

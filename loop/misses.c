@@ -15,12 +15,8 @@
 #include "loop.h"
 #include "misses.h"
 #include "outfile.h"
+#include "pages.h"
 
-#define PAGE 4096ULL
-
-struct span {
-	uint64_t start, end;
-};
 
 struct piece {
 	uint64_t start, end;
@@ -50,7 +46,7 @@ static void *vec_push(struct vec *a)
 
 static int cmp_span(const void *a, const void *b)
 {
-	const struct span *x = a, *y = b;
+	const struct bp_span *x = a, *y = b;
 
 	return x->start < y->start ? -1 : x->start > y->start;
 }
@@ -63,7 +59,7 @@ static int cmp_piece(const void *a, const void *b)
 }
 
 /* Sort and merge spans that overlap or touch; returns the new count. */
-static size_t merge_spans(struct span *s, size_t n)
+static size_t merge_spans(struct bp_span *s, size_t n)
 {
 	size_t i, k = 0;
 
@@ -86,30 +82,31 @@ static errcode_t pack_spans(const struct bp_pack *p, struct vec *cov)
 {
 	struct bp_pack_entry e;
 	struct bp_pack_meta pm;
-	struct span *s;
+	struct bp_span *s;
 	uint32_t i;
 
 	for (i = 0; i < bp_pack_nmeta(p); i++) {
 		if (bp_pack_meta(p, i, &pm) || !(s = vec_push(cov)))
 			return ENOMEM;
-		*s = (struct span){ pm.offset, pm.offset + pm.length };
+		*s = (struct bp_span){ pm.offset, pm.offset + pm.length };
 	}
 	for (i = 0; i < bp_pack_nentries(p); i++) {
 		if (bp_pack_entry(p, i, &e) || !(s = vec_push(cov)))
 			return ENOMEM;
-		*s = (struct span){ e.phys, e.phys + e.length };
+		*s = (struct bp_span){ e.phys, e.phys + e.length };
 	}
 	cov->n = merge_spans(cov->v, cov->n);
 	return 0;
 }
 
 struct ctx {
-	const struct span *cov;
+	const struct bp_span *cov;
 	size_t ncov;
 	struct vec miss;
 	struct bp_misses *m;
 	const struct bp_mkmap *map;
 	uint32_t bs;
+	uint64_t page;		/* the system's page size */
 };
 
 static errcode_t add_miss(struct ctx *c, uint64_t start, uint64_t end, enum bp_mkind kind,
@@ -244,28 +241,10 @@ static errcode_t name_misses(struct ctx *c)
 	return 0;
 }
 
-/*
- * The pack's ranges (sorted, merged) as the reader reads them, in whole
- * pages: in the region a file's last page and the next file's first are one
- * stream, where byte ranges would count a request per file.
- */
-static uint64_t page_runs(const struct span *s, size_t n)
-{
-	uint64_t runs = 0, end = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (!runs || s[i].start / PAGE * PAGE > end)
-			runs++;
-		end = (s[i].end + PAGE - 1) / PAGE * PAGE;
-	}
-	return runs;
-}
-
 static void count_runs(struct ctx *c)
 {
 	struct piece *p = c->miss.v;
-	uint64_t last = 0, klast[BP_MK_NR] = { 0 };
+	uint64_t last = 0, klast[BP_MK_NR] = { 0 }, pg = c->page;
 	size_t i;
 	int any = 0, kany[BP_MK_NR] = { 0 };
 
@@ -273,7 +252,7 @@ static void count_runs(struct ctx *c)
 		qsort(p, c->miss.n, sizeof(*p), cmp_piece);
 	for (i = 0; i < c->miss.n; i++) {
 		struct bp_miss_count *k = &c->m->kind[p[i].kind];
-		uint64_t ps = p[i].start / PAGE * PAGE, pe = (p[i].end + PAGE - 1) / PAGE * PAGE;
+		uint64_t ps = bp_page_down(p[i].start, pg), pe = bp_page_up(p[i].end, pg);
 
 		k->bytes += p[i].end - p[i].start;
 		c->m->miss_bytes += p[i].end - p[i].start;
@@ -284,24 +263,28 @@ static void count_runs(struct ctx *c)
 			klast[p[i].kind] = p[i].end;
 		if (!any || p[i].start > last) {
 			c->m->miss_runs++;
-		} else if (ps < (last + PAGE - 1) / PAGE * PAGE) {
-			ps = (last + PAGE - 1) / PAGE * PAGE;	/* a page counted already */
+		} else if (ps < bp_page_up(last, pg)) {
+			ps = bp_page_up(last, pg);	/* a page counted already */
 		}
 		if (pe > ps)
-			c->m->miss_pages += (pe - ps) / PAGE;
+			c->m->miss_pages += (pe - ps) / pg;
 		any = 1;
 		if (p[i].end > last)
 			last = p[i].end;
 	}
-	/* the reader's requests (one per range of the pack at least) and the misses */
-	c->m->pack_runs = page_runs(c->cov, c->ncov);
+	/*
+	 * The reader's requests (one per range of the pack at least, in whole
+	 * pages: in the region a file's last page and the next file's first
+	 * are one stream) and the misses.
+	 */
+	c->m->pack_runs = bp_page_runs(c->cov, c->ncov, pg);
 	c->m->read_runs = c->m->pack_runs + c->m->miss_runs;
 }
 
 errcode_t bp_misses_compute(ext2_filsys fs, const struct bp_trace *t, const struct bp_pack *p,
 			    uint64_t resident, struct bp_misses *m, struct bp_err *err)
 {
-	struct ctx c = { .m = m, .bs = fs->blocksize };
+	struct ctx c = { .m = m, .bs = fs->blocksize, .page = bp_page_size() };
 	struct bp_mkmap *map = NULL;
 	errcode_t rc;
 	size_t i, j;
@@ -312,7 +295,7 @@ errcode_t bp_misses_compute(ext2_filsys fs, const struct bp_trace *t, const stru
 	m->lost = t->hdr.events_lost;
 	c.miss.size = sizeof(struct piece);
 	{
-		struct vec cov = { .size = sizeof(struct span) };
+		struct vec cov = { .size = sizeof(struct bp_span) };
 
 		rc = pack_spans(p, &cov);
 		c.cov = cov.v;

@@ -5,8 +5,9 @@
  * The boot's reads come as a trace (the read boot's recorder, resolved, or
  * any trace of the boot). Each read is compared, by physical position, with
  * the ranges the pack reads: what the pack holds is a hit, the rest is a
- * miss, counted in bytes, 4 KiB pages and runs (physically contiguous
- * pieces: each needs a request of its own, a seek on a rotating disk), and
+ * miss, counted in bytes, pages (of the system's size, pages.h) and runs
+ * (physically contiguous pieces: each needs a request of its own, a seek on
+ * a rotating disk), and
  * split by kind (metakind.h). The hit rate is the share of the bytes the
  * boot read from the disk, by the reader or by anyone else, that the pack
  * held. The boot's requests (read_runs) are the pack's ranges (the reader

@@ -21,33 +21,10 @@
 #include "loop.h"
 #include "misses.h"
 #include "pack-build.h"
+#include "pack-verify.h"
+#include "policy.h"
 #include "reader-stats.h"
 #include "trace-engine.h"
-
-errcode_t bp_loop_record_start(const struct bp_setup_opts *o, struct bp_err *err)
-{
-	struct bp_loop_state st;
-	struct stat rs;
-	errcode_t ret;
-
-	ret = bp_loop_load(o->root, &st, err);
-	if (ret)
-		return ret;
-	if (st.phase != BP_PHASE_READ)
-		return ENOENT;
-	if (stat(o->root, &rs) < 0)
-		return bp_err_set(err, errno, "%s: %s", o->root, strerror(errno));
-	return bp_recorder_start(BP_KDEV(major(rs.st_dev), minor(rs.st_dev)),
-				 BP_RECORDER_BUFFER_KB, err);
-}
-
-void bp_loop_record_stop(const struct bp_setup_opts *o)
-{
-	struct stat rs;
-
-	if (stat(o->root, &rs) == 0)
-		bp_recorder_stop(BP_KDEV(major(rs.st_dev), minor(rs.st_dev)));
-}
 
 /* The recorder's events, resolved into a trace of the root (devpath). */
 static errcode_t recorded(uint32_t kdev, const char *devpath, struct bp_trace **ret,
@@ -93,7 +70,7 @@ static errcode_t load_or_new(const char *path, struct bp_trace **t, struct bp_er
  */
 static errcode_t repack(const struct bp_setup_opts *o, ext2_filsys fs, struct bp_trace *all,
 			const struct bp_trace *reads, const struct bp_pack_info *old,
-			struct bp_read_boot *out, struct bp_err *err)
+			struct bp_boot_end *out, struct bp_err *err)
 {
 	struct bp_pack_report rep;
 	struct bp_pack_opts po = { 0 };
@@ -105,7 +82,13 @@ static errcode_t repack(const struct bp_setup_opts *o, ext2_filsys fs, struct bp
 
 	bp_loop_path(o->root, BP_STATEDIR "/pack", path, sizeof(path));
 	po.output = path;
-	rc = bp_loop_pack_budget(o, old, &po, &auto_in, err);
+	struct bp_loop_sample last;
+	struct bp_err e = { 0 };
+
+	/* the time of this (or the last) read boot to default.target, when measured */
+	if (bp_loop_last_sample(o->root, &last, &e) != 0)
+		last.boot_ms = 0;
+	rc = bp_loop_pack_budget(o, old, last.boot_ms, &po, &auto_in, err);
 	if (rc)
 		return rc;
 	po.compat = old->feature_compat & BP_PACK_COMPAT_RELAYOUT;
@@ -113,7 +96,7 @@ static errcode_t repack(const struct bp_setup_opts *o, ext2_filsys fs, struct bp
 	po.dev_minor = old->dev_minor;
 	all->meta = reads->meta;
 	all->nmeta = reads->nmeta;
-	rc = bp_pack_build_write(fs, all, &po, &rep, err);
+	rc = bp_pack_build_write_checked(fs, all, &po, &rep, NULL, err);
 	all->meta = meta;
 	all->nmeta = nmeta;
 	if (rc)
@@ -199,7 +182,7 @@ static errcode_t drop_journal(ext2_filsys fs, struct bp_trace *t)
 /* Merge boot into the trace and the reads trace, save both, rewrite the pack. */
 static errcode_t converge(const struct bp_setup_opts *o, ext2_filsys fs,
 			  struct bp_trace *boot, const struct bp_pack_info *old,
-			  struct bp_read_boot *out, struct bp_err *err)
+			  struct bp_boot_end *out, struct bp_err *err)
 {
 	struct bp_trace *all = NULL, *reads = NULL;
 	char tpath[PATH_MAX], rpath[PATH_MAX];
@@ -230,65 +213,54 @@ static errcode_t converge(const struct bp_setup_opts *o, ext2_filsys fs,
 	return rc;
 }
 
-/*
- * The ranges the pack gained since the relayout: files and metadata merged
- * from read boots stay where they are, each a request (a seek) of its own
- * that a relayout would fold into the region. The first read boot after a
- * relayout reads the relayout's pack: its ranges are the base.
- */
-static uint64_t pack_grown(struct bp_loop_state *st, const struct bp_misses *m)
+/* The boot's reads as a trace (the recorder's or trace_path), with the pack they are compared with. */
+static errcode_t boot_reads(const struct bp_setup_opts *o, const char *trace_path, uint32_t kdev,
+			    const char *devpath, struct bp_trace **boot, struct bp_pack **p,
+			    ext2_filsys *fs, struct bp_misses *m, struct bp_err *err)
 {
-	if (!st->pack_runs0)
-		st->pack_runs0 = m->pack_runs;
-	return m->pack_runs > st->pack_runs0 ? m->pack_runs - st->pack_runs0 : 0;
-}
+	char path[PATH_MAX];
+	const char *why = NULL;
+	errcode_t ret;
+	int rc;
 
-/* Too many of the boot's requests outside the region: relayout again. */
-static errcode_t judge_misses(const struct bp_setup_opts *o, struct bp_loop_state *st,
-			      const struct bp_misses *m, struct bp_read_boot *out,
-			      struct bp_err *err)
-{
-	uint64_t grown = pack_grown(st, m), jr = m->kind[BP_MK_JOURNAL].runs;
-	/* the journal's pages: written, not read (drop_journal()), a relayout cannot move them */
-	uint64_t missed = m->miss_runs > jr ? m->miss_runs - jr : 0;
+	ret = trace_path ? bp_trace_load(trace_path, boot, err) : recorded(kdev, devpath, boot, err);
+	if (ret)
+		return ret;
+	bp_loop_path(o->root, BP_STATEDIR "/pack", path, sizeof(path));
+	rc = bp_pack_load_file(path, BP_PACK_LOAD_ANY_OWNER, p, &why);
+	if (rc)
+		return bp_err_set(err, rc == -ENOENT ? ENOENT : EINVAL, "%s: %s", path,
+				  why ? why : strerror(-rc));
+	ret = bp_fs_open_ro(devpath, fs, err);
+	if (!ret)
+		ret = bp_trace_check_device(*boot, devpath, err);
+	if (!ret) {
+		struct bp_pack_residency r = { 0 };
 
-	out->pack_runs = m->pack_runs;
-	out->pack_runs0 = st->pack_runs0;
-	if (missed + grown < BP_LOOP_OUTSIDE_MIN ||
-	    (missed + grown) * 100 <= (uint64_t)BP_LOOP_MISS_RELAYOUT_PCT * m->read_runs) {
-		st->high_misses = 0;
-		return bp_loop_save(o->root, st, err);
+		/* after the boot, what the pack brought in is still resident */
+		bp_pack_residency(o->root, *p, &r);
+		ret = bp_misses_compute(*fs, *boot, *p, r.resident, m, err);
 	}
-	if (++st->high_misses < BP_LOOP_MISS_SAMPLES)
-		return bp_loop_save(o->root, st, err);
-	st->phase = BP_PHASE_RELAYOUT;
-	st->phase_time = time(NULL);
-	st->attempts = 0;
-	st->high_misses = 0;
-	snprintf(st->reason, sizeof(st->reason), "misses: %llu of %llu read requests outside "
-		 "the pack and %llu ranges the pack gained since the relayout, over %u%% on %u "
-		 "boots: the boots' merged trace is relaid out",
-		 (unsigned long long)missed, (unsigned long long)m->read_runs,
-		 (unsigned long long)grown, BP_LOOP_MISS_RELAYOUT_PCT, BP_LOOP_MISS_SAMPLES);
-	out->relayout = 1;
-	if (bp_setup_next_boot(o, st, "", err))
-		return err->code;
-	return bp_loop_save(o->root, st, err);
+	return ret;
 }
 
-errcode_t bp_loop_read_boot(const struct bp_setup_opts *o, const char *trace_path, int control,
-			    struct bp_misses *m, struct bp_read_boot *out, struct bp_err *err)
+errcode_t bp_loop_boot_end(const struct bp_setup_opts *o, uint64_t boot_ms,
+			   const char *trace_path, struct bp_misses *m, struct bp_boot_end *out,
+			   struct bp_err *err)
 {
+	struct bp_loop_sample v[BP_LOOP_JUDGE_WINDOW];
+	struct bp_loop_obs ob = { .event = BP_OBS_END };
 	struct bp_loop_state st;
+	struct bp_loop_actions a;
 	struct bp_trace *boot = NULL;
 	struct bp_pack *p = NULL;
 	ext2_filsys fs = NULL;
-	char devpath[4096], path[PATH_MAX];
-	const char *why = NULL;
+	char devpath[4096];
+	struct bp_err merr = { 0 };
+	errcode_t ret, mret;
 	struct stat rs;
-	errcode_t ret;
 	uint32_t kdev;
-	int rc;
+	size_t n;
 
 	memset(out, 0, sizeof(*out));
 	memset(m, 0, sizeof(*m));
@@ -297,7 +269,17 @@ errcode_t bp_loop_read_boot(const struct bp_setup_opts *o, const char *trace_pat
 	kdev = BP_KDEV(major(rs.st_dev), minor(rs.st_dev));
 	ret = bp_loop_load(o->root, &st, err);
 	if (!ret && st.phase != BP_PHASE_READ)
-		ret = ENOENT;
+		ret = bp_err_set(err, ENOENT, "phase %s: no boot read from a pack",
+				 bp_phase_name(st.phase));
+	if (ret) {
+		if (!trace_path)
+			bp_recorder_discard(kdev);
+		return ret;
+	}
+	/* the observation: the sample, the verdict's samples, the misses */
+	ret = bp_loop_take_sample(o, boot_ms, &out->sample, err);
+	if (!ret)
+		ret = bp_loop_pack_samples(o->root, &st, v, &n, err);
 	if (ret) {
 		if (!trace_path)
 			bp_recorder_discard(kdev);
@@ -307,35 +289,39 @@ errcode_t bp_loop_read_boot(const struct bp_setup_opts *o, const char *trace_pat
 		snprintf(devpath, sizeof(devpath), "%s", o->device);
 	else
 		bp_dev_node(major(rs.st_dev), minor(rs.st_dev), devpath, sizeof(devpath));
-	ret = trace_path ? bp_trace_load(trace_path, &boot, err) : recorded(kdev, devpath, &boot, err);
-	if (ret)
-		return ret;
-	bp_loop_path(o->root, BP_STATEDIR "/pack", path, sizeof(path));
-	rc = bp_pack_load_file(path, BP_PACK_LOAD_ANY_OWNER, &p, &why);
-	if (rc) {
-		ret = bp_err_set(err, rc == -ENOENT ? ENOENT : EINVAL, "%s: %s", path,
-				 why ? why : strerror(-rc));
-		goto out;
+	mret = boot_reads(o, trace_path, kdev, devpath, &boot, &p, &fs, m, &merr);
+	if (!mret) {
+		m->control = !out->sample.read;
+		mret = bp_misses_save(o->root, m, &merr);
 	}
-	ret = bp_fs_open_ro(devpath, &fs, err);
-	if (!ret)
-		ret = bp_trace_check_device(boot, devpath, err);
-	if (!ret) {
-		struct bp_pack_residency r = { 0 };
-
-		/* after the boot, what the pack brought in is still resident */
-		bp_pack_residency(o->root, p, &r);
-		ret = bp_misses_compute(fs, boot, p, r.resident, m, err);
+	ob.now = out->sample.when;
+	ob.control = !out->sample.read;
+	ob.hit_pct = out->sample.hit_pct;
+	ob.boot_ms = out->sample.boot_ms;
+	ob.relaid = out->sample.relaid;
+	ob.samples = v;
+	ob.nsamples = n;
+	if (!mret) {
+		ob.have_misses = 1;
+		ob.read_runs = m->read_runs;
+		ob.pack_runs = m->pack_runs;
+		ob.miss_runs = m->miss_runs;
+		ob.journal_runs = m->kind[BP_MK_JOURNAL].runs;
 	}
-	if (ret)
-		goto out;
-	m->control = control;
-	if ((ret = bp_misses_save(o->root, m, err)))
-		goto out;
-	ret = converge(o, fs, boot, bp_pack_info(p), out, err);
-	if (!ret && !control)
-		ret = judge_misses(o, &st, m, out, err);
-out:
+	ret = bp_loop_apply(o, &st, &ob, &a, err);
+	out->have_misses = ob.have_misses;
+	out->actions = a.mask;
+	out->phase = st.phase;
+	snprintf(out->reason, sizeof(out->reason), "%s", st.reason);
+	out->pack_runs = ob.pack_runs;
+	out->pack_runs0 = st.pack_runs0;
+	if (!ret && (a.mask & BP_ACT_REFRESH))
+		ret = converge(o, fs, boot, bp_pack_info(p), out, err);
+	/* no recorder ran (ENOENT): nothing to merge, which is no error */
+	if (!ret && mret && mret != ENOENT) {
+		*err = merr;
+		ret = mret;
+	}
 	if (fs)
 		ext2fs_close_free(&fs);
 	bp_pack_free(p);

@@ -26,6 +26,7 @@
 #include "devspec.h"
 #include "fsident.h"
 #include "loop.h"
+#include "policy.h"
 #include "initramfs-conf.h"
 #include "trace-engine.h"
 
@@ -1254,10 +1255,8 @@ static errcode_t install(const struct bp_setup_opts *o, struct tx *tx,
 		return ret;
 	if ((ret = probe_disk(o, tx, c, err)))
 		return ret;
-	st.phase = BP_PHASE_TRACE;
+	bp_loop_policy_setup(&st, time(NULL));
 	snprintf(st.device, sizeof(st.device), "UUID=%s", c->uuid);
-	snprintf(st.reason, sizeof(st.reason), "setup");
-	st.setup_time = st.phase_time = time(NULL);
 	st.grub = (unsigned int)c->grub;
 	st.reader = c->reader;
 	bp_setup_trace_args(o->buffer_kb, c->events, args, sizeof(args));

@@ -27,6 +27,62 @@ const char *bp_reader_at_name(enum bp_reader_at r)
 	return r == BP_READER_AT_INITRAMFS ? "initramfs" : "service";
 }
 
+static const char *const boot_kind_names[] = {
+	[BP_BOOT_TRACED] = "traced",
+	[BP_BOOT_FIRST] = "traced-first-boot",
+	[BP_BOOT_RELAID] = "relaid",
+	[BP_BOOT_RELAYOUT_FAILED] = "relayout-failed",
+	[BP_BOOT_READ] = "read",
+	[BP_BOOT_CONTROL] = "control",
+};
+
+const char *bp_boot_kind_name(enum bp_boot_kind k)
+{
+	if ((unsigned int)k >= ARRAY_SIZE(boot_kind_names) || !boot_kind_names[k])
+		return "unknown";
+	return boot_kind_names[k];
+}
+
+/* "boot,when,kind,outside,grown,requests,boot_ms,hit,next" (a damaged line is dropped) */
+static void history_parse(struct bp_loop_state *st, const char *v)
+{
+	struct bp_loop_boot b = { 0 };
+	char kind[32], next[16];
+	long long when;
+	unsigned int i;
+
+	if (sscanf(v, "%u,%lld,%31[^,],%" SCNu64 ",%" SCNu64 ",%" SCNu64 ",%" SCNu64 ",%u,%15s",
+		   &b.boot, &when, kind, &b.outside, &b.grown, &b.requests, &b.boot_ms,
+		   &b.hit_pct, next) != 9)
+		return;
+	for (i = 1; i < ARRAY_SIZE(boot_kind_names); i++)
+		if (!strcmp(kind, boot_kind_names[i]))
+			b.kind = (enum bp_boot_kind)i;
+	if (!b.kind)
+		return;
+	b.when = (time_t)when;
+	snprintf(b.next, sizeof(b.next), "%s", next);
+	/* the last BP_LOOP_HISTORY lines */
+	if (st->nhistory == BP_LOOP_HISTORY) {
+		memmove(st->history, st->history + 1, (BP_LOOP_HISTORY - 1) * sizeof(b));
+		st->nhistory--;
+	}
+	st->history[st->nhistory++] = b;
+}
+
+static void relayout_boots_parse(struct bp_loop_state *st, const char *v)
+{
+	unsigned int i;
+	char *end;
+
+	for (i = 0; i < BP_LOOP_RELAYOUT_CAP && *v; i++) {
+		st->relayout_boots[i] = (unsigned int)strtoul(v, &end, 10);
+		if (*end != ',')
+			break;
+		v = end + 1;
+	}
+}
+
 const char *bp_phase_name(enum bp_phase p)
 {
 	if ((unsigned int)p >= ARRAY_SIZE(phase_names))
@@ -115,6 +171,30 @@ errcode_t bp_loop_load(const char *root, struct bp_loop_state *st, struct bp_err
 			st->pack_runs0 = strtoull(v, NULL, 10);
 		else if (!strcmp(line, "grub"))
 			st->grub = (unsigned int)strtoul(v, NULL, 10);
+		else if (!strcmp(line, "boots"))
+			st->boots = (unsigned int)strtoul(v, NULL, 10);
+		else if (!strcmp(line, "reads_since_relayout"))
+			st->reads_since_relayout = (unsigned int)strtoul(v, NULL, 10);
+		else if (!strcmp(line, "relayout_boots"))
+			relayout_boots_parse(st, v);
+		else if (!strcmp(line, "rule_relayout"))
+			st->rule_relayout = (unsigned int)strtoul(v, NULL, 10);
+		else if (!strcmp(line, "outside_before"))
+			st->outside_before = strtoull(v, NULL, 10);
+		else if (!strcmp(line, "after_n"))
+			st->after_n = (unsigned int)strtoul(v, NULL, 10);
+		else if (!strcmp(line, "after_min"))
+			st->after_min = strtoull(v, NULL, 10);
+		else if (!strcmp(line, "penalty"))
+			st->penalty = strtoull(v, NULL, 10);
+		else if (!strcmp(line, "rule_off"))
+			st->rule_off = (unsigned int)strtoul(v, NULL, 10);
+		else if (!strcmp(line, "rule_reason"))
+			copy_value(st->rule_reason, sizeof(st->rule_reason), v);
+		else if (!strcmp(line, "verdict_time"))
+			st->verdict_time = time_parse(v);
+		else if (!strcmp(line, "history"))
+			history_parse(st, v);
 		else if (!strcmp(line, "reader"))
 			st->reader = !strcmp(v, "initramfs") ? BP_READER_AT_INITRAMFS :
 				     BP_READER_AT_SERVICE;
@@ -126,6 +206,7 @@ errcode_t bp_loop_load(const char *root, struct bp_loop_state *st, struct bp_err
 static void state_fill(FILE *fp, const void *priv)
 {
 	const struct bp_loop_state *st = priv;
+	unsigned int i;
 
 	fprintf(fp, "# bootpack loop state; see bootpack-setup(8). Written by bootpack, not by hand.\n"
 		"phase=%s\ndevice=%s\ncmdline=%s\nreason=%s\nsetup_time=%" PRId64
@@ -136,6 +217,22 @@ static void state_fill(FILE *fp, const void *priv)
 		(int64_t)st->setup_time, (int64_t)st->phase_time, (int64_t)st->relayout_time,
 		st->attempts, st->low_hits, st->high_misses, st->pack_runs0, st->grub,
 		bp_reader_at_name(st->reader));
+	fprintf(fp, "boots=%u\nreads_since_relayout=%u\nrelayout_boots=", st->boots,
+		st->reads_since_relayout);
+	for (i = 0; i < BP_LOOP_RELAYOUT_CAP; i++)
+		fprintf(fp, "%s%u", i ? "," : "", st->relayout_boots[i]);
+	fprintf(fp, "\nrule_relayout=%u\noutside_before=%" PRIu64 "\nafter_n=%u\nafter_min=%"
+		PRIu64 "\npenalty=%" PRIu64 "\nrule_off=%u\nrule_reason=%s\nverdict_time=%" PRId64
+		"\n", st->rule_relayout, st->outside_before, st->after_n, st->after_min,
+		st->penalty, st->rule_off, st->rule_reason, (int64_t)st->verdict_time);
+	for (i = 0; i < st->nhistory && i < BP_LOOP_HISTORY; i++) {
+		const struct bp_loop_boot *b = &st->history[i];
+
+		fprintf(fp, "history=%u,%" PRId64 ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			",%u,%s\n", b->boot, (int64_t)b->when, bp_boot_kind_name(b->kind),
+			b->outside, b->grown, b->requests, b->boot_ms, b->hit_pct,
+			b->next[0] ? b->next : "-");
+	}
 }
 
 errcode_t bp_loop_save(const char *root, const struct bp_loop_state *st, struct bp_err *err)

@@ -527,6 +527,11 @@ int cmd_relayout(int argc, char **argv)
 		    dev.uuid ? dev.uuid : "none");
 
 	ret = bp_cli_load_trace(trace_path, &trace);
+	if (!ret) {
+		ret = bp_cli_upgrade_trace(trace, trace_path, dev.path);
+		if (ret)
+			bp_trace_free(trace);
+	}
 	if (ret) {
 		bp_dev_free(&dev);
 		return ret;

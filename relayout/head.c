@@ -4,12 +4,13 @@
  *
  * Items that join the stream whole rather than piece by piece: what runs
  * before the first traced read (rl_add_first), the directories the boot
- * listed (rl_add_traced_dirs, known only from traced metadata ranges) and
+ * listed (rl_add_traced_dirs, known only from the trace's metadata) and
  * the directories on each traced file's path (rl_add_dirs). bootset.c
  * builds the stream and calls them.
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <ext2fs/ext2fs.h>
@@ -72,19 +73,20 @@ errcode_t rl_add_dirs(struct rl_stream *s, struct pieces *p, const char *path, u
  * reader reads the whole metadata head in one request either way).
  */
 struct dscan {
-	const struct bp_trace *t;
+	const struct bp_trace_meta *meta;	/* the trace's metadata now (sorted) */
+	size_t nmeta;
 	uint64_t bs, first_ns;
 };
 
 /* first_ns of the traced metadata range holding blk, or UINT64_MAX. */
-static uint64_t meta_ns(const struct bp_trace *t, uint64_t bs, blk64_t blk)
+static uint64_t meta_ns(const struct dscan *d, blk64_t blk)
 {
-	uint64_t off = blk * bs;
-	size_t lo = 0, hi = t->nmeta;
+	uint64_t off = blk * d->bs;
+	size_t lo = 0, hi = d->nmeta;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct bp_trace_meta *m = &t->meta[mid];
+		const struct bp_trace_meta *m = &d->meta[mid];
 
 		if (off < m->offset)
 			hi = mid;
@@ -103,7 +105,7 @@ static errcode_t dscan_run(const struct bp_ext2_run *r, void *priv)
 	uint64_t i;
 
 	for (i = 0; i < r->len; i++) {
-		uint64_t ns = meta_ns(d->t, d->bs, r->pblk + i);
+		uint64_t ns = meta_ns(d, r->pblk + i);
 
 		if (ns < d->first_ns)
 			d->first_ns = ns;
@@ -169,11 +171,26 @@ static errcode_t tdirs_inode(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode_l
 errcode_t rl_add_traced_dirs(struct rl_stream *s, struct pieces *p, const struct bp_trace *t,
 			     const struct bp_trace_ref *refs, size_t nrefs)
 {
-	struct tdirs td = { s, p, refs, nrefs, { .t = t, .bs = s->fs->blocksize } };
+	struct tdirs td = { s, p, refs, nrefs, { .bs = s->fs->blocksize } };
+	struct bp_trace_meta *now = NULL;
+	struct bp_err err = { 0 };
+	size_t nnow = 0;
+	errcode_t rc;
 
-	if (!t->nmeta)
+	if (!t->nmeta && !t->nowned)
 		return 0;
-	return bp_ext2_inodes_walk(s->fs, tdirs_inode, &td);
+	/*
+	 * Where the trace's metadata is now (tracefile.h): a directory named
+	 * by owner is found wherever an earlier relayout put it.
+	 */
+	rc = bp_trace_meta_now(s->fs, t, &now, &nnow, NULL, &err);
+	if (rc)
+		return rc;
+	td.d.meta = now;
+	td.d.nmeta = nnow;
+	rc = nnow ? bp_ext2_inodes_walk(s->fs, tdirs_inode, &td) : 0;
+	free(now);
+	return rc;
 }
 
 /*

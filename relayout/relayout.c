@@ -19,6 +19,7 @@
 
 #include "bp_et.h"
 #include "devlock.h"
+#include "fsfit.h"
 #include "rl-int.h"
 
 static const char *const skip_names[BP_RL_SKIP_NR] = {
@@ -59,6 +60,8 @@ static errcode_t open_and_plan(const struct bp_relayout_opts *o, io_manager io, 
 	struct rl_build b = { .whole_files = o->whole_files, .first = o->first,
 			       .nfirst = o->nfirst };
 	struct rl_owners ow = { 0 };
+	struct bp_fsloc loc = { o->device, o->offset };
+	uint64_t room_blocks;
 	ext2_filsys fs = NULL;
 	struct rl_readwatch w;
 	double t0 = now();
@@ -70,7 +73,10 @@ static errcode_t open_and_plan(const struct bp_relayout_opts *o, io_manager io, 
 		return rc;
 	if (o->now)
 		fs->now = (time_t)o->now;
-	rc = rl_check_fs(fs, o->device, o->force, err);
+	/* Not one block past the partition, the device or the file (fsfit.h). */
+	rc = bp_fs_check_fits(fs, &loc, o->size, &room_blocks, err);
+	if (!rc)
+		rc = rl_check_fs(fs, o->device, o->force, err);
 	if (!rc)
 		rc = rl_check_trace(fs, o->trace, o->device, err);
 	if (rc)
@@ -97,6 +103,7 @@ static errcode_t open_and_plan(const struct bp_relayout_opts *o, io_manager io, 
 	rl_progress(o, BP_RL_PASS_PLAN, "Planning", 1, 3);
 	rl_readwatch_start(fs, &w);
 	rc = rl_stream_build_opts(fs, o->trace, &b, s, err);
+	s->room_blocks = room_blocks;
 	if (!rc)
 		rc = rl_readwatch_check(fs, &w, o->device, err);
 	if (rc)

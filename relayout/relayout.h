@@ -30,6 +30,8 @@ enum {
 struct bp_relayout_opts {
 	const char *device;		/* resolved path */
 	uint64_t offset;		/* bytes into device where the filesystem starts (fsident.h) */
+	uint64_t size;			/* bytes of its partition from offset on; 0: to the end
+					   of the device or file (fsfit.h: the fs must fit) */
 	const struct bp_trace *trace;	/* include/tracefile.h */
 	io_manager io;			/* NULL = unix_io_manager; tests pass a fault injector */
 	const char *undo_file;		/* NULL = no undo */

@@ -90,6 +90,7 @@ struct rl_stream {
 	uint64_t skipped[BP_RL_SKIP_NR];
 	int move_ea;		/* boot stream: an item's xattr block comes first */
 	struct rl_owners *ow;	/* the ownership map (owner.c), for eviction; freed with s */
+	uint64_t room_blocks;	/* blocks what holds the fs has (fsfit.h); UINT64_MAX: unknown */
 };
 
 /*

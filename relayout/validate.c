@@ -194,6 +194,9 @@ errcode_t rl_validate_plan(const struct rl_stream *s, const struct rl_owners *ow
 	};
 	errcode_t rc;
 
+	/* No block past what holds the filesystem either (fsfit.h, checked at open). */
+	if (s->room_blocks < v.total)
+		v.total = s->room_blocks;
 	rc = check_sources(&v, s);
 	if (rc || rep->nothing_to_do || !rep->region_len)
 		return rc;

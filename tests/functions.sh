@@ -50,8 +50,16 @@ trap 'exit 130' INT TERM HUP
 # (bp_cache_hold); every drop takes the lock exclusively (bp_drop_caches),
 # dropping the caller's shared hold first. So no case's drop_caches lands in
 # another case's window, however many cases run at once. A drop waits at most
-# 120 s, then goes ahead (never a hang).
-BP_CACHE_LOCK=${BP_CACHE_LOCK:-/tmp/bootpack-tests-cache.lock}
+# 120 s, then goes ahead (never a hang). The lock is the file every drop
+# writes to, /proc/sys/vm/drop_caches (flock(2) on it, nothing written): it
+# is shared by whoever shares this kernel's page cache and /proc, a chroot
+# and its host included, whose /tmp differ (a lock file in /tmp let the
+# host's cases drop the cache inside a chroot's windows). Where it cannot
+# be opened for writing (not root, a read-only /proc/sys), a file in /tmp.
+if [ -z "${BP_CACHE_LOCK:-}" ]; then
+	BP_CACHE_LOCK=/tmp/bootpack-tests-cache.lock
+	{ : >>/proc/sys/vm/drop_caches; } 2>/dev/null && BP_CACHE_LOCK=/proc/sys/vm/drop_caches
+fi
 _bp_cache_fd=
 bp_drop_caches() {
 	local fd
@@ -84,10 +92,11 @@ bp_kmsg_grep() {
 	grep -qE -- "$1" "$BP_TMPDIR/kmsg.since"
 }
 
-# bp_loop_attach IMG VAR: attach IMG to a free loop device, store it in VAR.
+# bp_loop_attach IMG VAR [OPTION...]: attach IMG to a free loop device
+# (losetup OPTIONs, e.g. --sizelimit 64M, -P), store it in VAR.
 bp_loop_attach() {
 	local _bp_loopdev
-	_bp_loopdev=$(losetup --find --show "$1") || bp_fail "losetup $1"
+	_bp_loopdev=$(losetup --find --show "${@:3}" "$1") || bp_fail "losetup $1"
 	# At exit, detach it only if it is still ours: the case may have
 	# detached it already, and a case running beside it may have been given
 	# the same device since (its mount then fails: "can't read superblock").
@@ -173,6 +182,23 @@ bp_expect_exit() {
 # bp_grep PATTERN FILE: fail unless FILE matches.
 bp_grep() {
 	grep -qE -- "$1" "$2" || { echo "--- $2:"; cat "$2"; bp_fail "no match for /$1/ in $2"; }
+}
+
+# bp_nobody_bootpack VAR: a copy of $BOOTPACK that nobody (uid 65534) can
+# run, its path in VAR. The build tree may lie where nobody cannot reach: a
+# clone under /root (mode 0700). The copy, in $BP_TMPDIR/nobody-bin, is the
+# same bytes; $BP_TMPDIR is made 0755. Skips, saying why, if nobody cannot
+# reach $BP_TMPDIR (a TMPDIR under such a directory).
+bp_nobody_bootpack() {
+	local _bp_bin=$BP_TMPDIR/nobody-bin
+	chmod 0755 "$BP_TMPDIR"
+	mkdir -m 0755 "$_bp_bin"
+	install -m 0755 "$BOOTPACK" "$_bp_bin/bootpack"
+	cmp -s "$BOOTPACK" "$_bp_bin/bootpack" || bp_fail "cannot copy $BOOTPACK to $_bp_bin"
+	setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$_bp_bin/bootpack" ||
+		bp_skip "nobody cannot reach $BP_TMPDIR (TMPDIR=${TMPDIR:-/tmp}): set TMPDIR to" \
+			"a directory every user can enter"
+	printf -v "$1" '%s' "$_bp_bin/bootpack"
 }
 
 # bp_tracefs: print the tracefs mount point, mounting it if needed.

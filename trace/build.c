@@ -73,9 +73,7 @@ errcode_t bp_trace_add_meta(struct bp_trace *t, uint64_t offset, uint64_t length
 	if (bp_array_reserve((void **)&t->meta, &t->ameta, t->nmeta, sizeof(*t->meta), 16))
 		return ENOMEM;
 	m = &t->meta[t->nmeta++];
-	m->offset = offset;
-	m->length = length;
-	m->first_ns = first_ns;
+	*m = (struct bp_trace_meta){ offset, length, first_ns, BP_OWN_NONE };
 	return 0;
 }
 
@@ -222,6 +220,57 @@ static errcode_t access_runs(const struct bp_trace *t, uint32_t **ret)
 	return 0;
 }
 
+errcode_t bp_trace_add_owned(struct bp_trace *t, const struct bp_trace_owned *o)
+{
+	if (!o->count || o->kind == BP_OWN_NONE || o->kind >= BP_OWN_NR ||
+	    o->index + o->count < o->index)
+		return EINVAL;
+	if (bp_array_reserve((void **)&t->owned, &t->aowned, t->nowned, sizeof(*t->owned), 16))
+		return ENOMEM;
+	t->owned[t->nowned++] = *o;
+	t->version = BP_TRACE_VERSION;	/* O lines are version 2's */
+	return 0;
+}
+
+static int cmp_owned(const void *a, const void *b)
+{
+	const struct bp_trace_owned *x = a, *y = b;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	if (x->gen != y->gen)
+		return x->gen < y->gen ? -1 : 1;
+	if (x->index != y->index)
+		return x->index < y->index ? -1 : 1;
+	return x->first_ns < y->first_ns ? -1 : x->first_ns > y->first_ns;
+}
+
+/* Sort; join what overlaps or touches (one owner), the earliest first access kept. */
+static void merge_owned(struct bp_trace *t)
+{
+	size_t i, n = 0;
+
+	if (!t->nowned)
+		return;
+	qsort(t->owned, t->nowned, sizeof(*t->owned), cmp_owned);
+	for (i = 1; i < t->nowned; i++) {
+		struct bp_trace_owned *p = &t->owned[n], *o = &t->owned[i];
+
+		if (o->kind == p->kind && o->id == p->id && o->gen == p->gen &&
+		    o->index <= p->index + p->count) {
+			if (o->index + o->count > p->index + p->count)
+				p->count = o->index + o->count - p->index;
+			if (o->first_ns < p->first_ns)
+				p->first_ns = o->first_ns;
+			continue;
+		}
+		t->owned[++n] = *o;
+	}
+	t->nowned = n + 1;
+}
+
 static void merge_meta(struct bp_trace *t)
 {
 	size_t i, n = 0;
@@ -232,7 +281,11 @@ static void merge_meta(struct bp_trace *t)
 	for (i = 1; i < t->nmeta; i++) {
 		struct bp_trace_meta *p = &t->meta[n], *m = &t->meta[i];
 
-		if (m->offset <= p->offset + p->length) {
+		/* touching ranges join when of one kind; an owned copy wins over raw */
+		if (m->offset < p->offset + p->length ||
+		    (m->offset == p->offset + p->length && m->kind == p->kind)) {
+			if (p->kind == BP_OWN_NONE)
+				p->kind = m->kind;
 			if (m->offset + m->length > p->offset + p->length)
 				p->length = m->offset + m->length - p->offset;
 			if (m->first_ns < p->first_ns)
@@ -274,5 +327,6 @@ errcode_t bp_trace_normalize(struct bp_trace *t)
 	if (t->nfiles)	/* qsort(NULL, 0, ...) is undefined behaviour (UBSan) */
 		qsort(t->files, t->nfiles, sizeof(*t->files), cmp_file);
 	merge_meta(t);
+	merge_owned(t);
 	return 0;
 }

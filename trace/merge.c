@@ -58,6 +58,14 @@ errcode_t bp_trace_merge(struct bp_trace *dst, const struct bp_trace *src, struc
 	int src_newer = src->hdr.created > dst->hdr.created;
 	errcode_t rc = 0;
 
+	/*
+	 * A version 1 trace's M ranges stay M ranges (raw, see tracefile.h):
+	 * two version 1 traces merge into one, anything else into version 2.
+	 */
+	if (!dst->hdr.uuid[0] && !dst->nfiles && !dst->nmeta && !dst->nowned)
+		dst->version = src->version;
+	else if (src->version > dst->version)
+		dst->version = src->version;
 	if (!dst->hdr.uuid[0]) {
 		memcpy(&dst->hdr.uuid, src->hdr.uuid, sizeof(dst->hdr.uuid));
 		dst->hdr.block_size = src->hdr.block_size;
@@ -128,9 +136,14 @@ errcode_t bp_trace_merge(struct bp_trace *dst, const struct bp_trace *src, struc
 		}
 		rc = copy_ranges(df, sf);
 	}
-	for (i = 0; i < src->nmeta && !rc; i++)
+	for (i = 0; i < src->nmeta && !rc; i++) {
 		rc = bp_trace_add_meta(dst, src->meta[i].offset, src->meta[i].length,
 				       src->meta[i].first_ns);
+		if (!rc)
+			dst->meta[dst->nmeta - 1].kind = src->meta[i].kind;
+	}
+	for (i = 0; i < src->nowned && !rc; i++)
+		rc = bp_trace_add_owned(dst, &src->owned[i]);
 	free(idx);
 	if (rc)
 		return bp_err_set(err, rc, "while merging traces: %s", strerror((int)rc));

@@ -39,8 +39,10 @@ int bp_trace_open_device(const char *spec, struct bp_dev *dev, uint32_t *kdev)
 	struct stat st;
 
 	*kdev = 0;
-	if (bp_dev_resolve_ext(spec, dev, &err))
+	if (bp_dev_resolve_ext(spec, dev, &err)) {
+		bp_dev_free(dev);
 		return bp_fail(&err);
+	}
 	if (stat(dev->path, &st) == 0 && S_ISBLK(st.st_mode))
 		*kdev = BP_KDEV(major(st.st_rdev), minor(st.st_rdev));
 	return 0;
@@ -111,6 +113,9 @@ void bp_trace_summary(const struct bp_trace *t, const char *out,
 		mbytes += t->meta[i].length;
 	bp_log_info("trace: %s: %zu files, %s of data, %s of metadata", out, t->nfiles,
 		    bp_size_human(bytes, b1, sizeof(b1)), bp_size_human(mbytes, b2, sizeof(b2)));
+	if (st)
+		bp_log_debug("trace: %zu metadata runs named by owner, in %.1f ms", t->nowned,
+			     (double)st->owner_ns / 1e6);
 	if (st && (st->deleted || st->nonreg || st->written || st->unnamed))
 		bp_log_info("trace: left out %" PRIu64 " deleted, %" PRIu64 " non-regular, %" PRIu64
 			    " written during the trace, %" PRIu64 " unreachable inodes",

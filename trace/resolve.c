@@ -312,6 +312,12 @@ errcode_t bp_resolve_at(const struct bp_collected *col, const struct bp_fsloc *l
 	t->hdr.events_accessed = col->accessed;
 	t->hdr.events_lost = col->lost;
 	rc = bp_trace_normalize(t);
+	if (rc) {
+		rc = bp_err_set(err, rc, "out of memory");
+		goto out;
+	}
+	/* the device's metadata named by owner, against this filesystem, once */
+	rc = bp_trace_owners_resolve(fs, t, &st->owner_ns, err);
 out:
 	namer_free(&nm);
 	bp_ext2_map_free(&map);

@@ -90,6 +90,9 @@ static int summarize(const struct bp_trace *t, struct summary *s)
 		p[np].phys = t->meta[i].offset;
 		p[np++].len = t->meta[i].length;
 	}
+	/* named by owner: no position without the device; counted in bytes only */
+	for (i = 0; i < t->nowned; i++)
+		s->meta_bytes += t->owned[i].count * t->hdr.block_size;
 	/* refs are in time order; ties keep this order. */
 	for (i = 0; i < n; i++) {
 		s->bytes += refs[i].range->length;
@@ -204,11 +207,25 @@ static void print_json(const struct bp_trace *t, const struct row *rows, const s
 		bp_json_close_object(&j);
 	}
 	bp_json_close_array(&j);
+	bp_json_open_array(&j, "owners");
+	for (i = 0; i < t->nowned; i++) {
+		const struct bp_trace_owned *o = &t->owned[i];
+
+		bp_json_open_object(&j, NULL);
+		bp_json_string(&j, "kind", bp_own_kind_name(o->kind));
+		bp_json_u64(&j, "id", o->id);
+		bp_json_u64(&j, "generation", o->gen);
+		bp_json_u64(&j, "index", o->index);
+		bp_json_u64(&j, "blocks", o->count);
+		bp_json_u64(&j, "first_access", o->first_ns);
+		bp_json_close_object(&j);
+	}
+	bp_json_close_array(&j);
 	bp_json_open_object(&j, "summary");
 	bp_json_u64(&j, "files", t->nfiles);
 	bp_json_u64(&j, "bytes", s->bytes);
 	bp_json_u64(&j, "metadata_bytes", s->meta_bytes);
-	bp_json_u64(&j, "metadata_ranges", t->nmeta);
+	bp_json_u64(&j, "metadata_ranges", t->nmeta + t->nowned);
 	bp_json_u64(&j, "discontiguities", s->discontig);
 	bp_json_u64(&j, "spread", s->spread);
 	bp_json_close_object(&j);
@@ -238,8 +255,23 @@ static void print_text(const char *path, const struct bp_trace *t, const struct 
 	printf("\n%zu files, %s of data, %s of metadata in %zu ranges, %" PRIu64
 	       " discontiguities in first-access order, spread %s on disk\n",
 	       t->nfiles, bp_size_str(s->bytes, bytes, b1, sizeof(b1)),
-	       bp_size_str(s->meta_bytes, bytes, b2, sizeof(b2)), t->nmeta, s->discontig,
-	       bp_size_str(s->spread, bytes, b3, sizeof(b3)));
+	       bp_size_str(s->meta_bytes, bytes, b2, sizeof(b2)), t->nmeta + t->nowned,
+	       s->discontig, bp_size_str(s->spread, bytes, b3, sizeof(b3)));
+	if (t->nowned) {
+		uint64_t blocks[BP_OWN_NR] = { 0 };
+		const char *sep = "";
+
+		for (i = 0; i < t->nowned; i++)
+			if (t->owned[i].kind < BP_OWN_NR)
+				blocks[t->owned[i].kind] += t->owned[i].count;
+		printf("metadata blocks by owner:");
+		for (i = 1; i < BP_OWN_NR; i++)
+			if (blocks[i]) {
+				printf("%s %s %" PRIu64, sep, bp_own_kind_name((uint32_t)i), blocks[i]);
+				sep = ",";
+			}
+		printf("\n");
+	}
 }
 
 int bp_dump_trace(const char *path, const struct bp_show_opts *o)

@@ -89,8 +89,10 @@ static int open_saved(const struct bp_trace_opts *o, uint32_t *kdev, struct bp_d
 		/* A partition inside an image: libext2fs checks the filesystem at the offset. */
 		struct bp_err err = { 0 };
 
-		if (bp_dev_locate(o->device, dev, &err))
+		if (bp_dev_locate(o->device, dev, &err)) {
+			bp_dev_free(dev);
 			return bp_fail(&err);
+		}
 	} else {
 		ret = bp_trace_open_device(o->device, dev, &devkdev);
 		if (ret)

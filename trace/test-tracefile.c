@@ -2,6 +2,7 @@
 /*
  * test-tracefile.c --- trace format: round trip, normalising, merging, corrupt input
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -163,6 +164,105 @@ out:
 	bp_trace_free(b);
 }
 
+#define HDR2 "bootpack-trace 2\nuuid 0123abcd-0000-4000-8000-00000000000a\nblock-size 4096\n"
+
+/*
+ * Version 2: O records (metadata by owner) round-trip, are merged when they
+ * touch, and every field is checked on load; a version 1 trace loads (no O
+ * line allowed) and is written back as version 1 until it gains one.
+ */
+static void test_owned(const char *path)
+{
+	struct bp_trace_owned o1 = { BP_OWN_DIR, 12, 7, 0, 1, 50 };
+	struct bp_trace_owned o2 = { BP_OWN_DIR, 12, 7, 1, 2, 40 };	/* touches o1 */
+	struct bp_trace_owned o3 = { BP_OWN_ITABLE, 3, 0, 9, 1, 5 };
+	struct bp_trace_owned o4 = { BP_OWN_DIR, 11, 1, 4, 1, 60 };
+	struct bp_trace *t = bp_trace_new(), *u = NULL, *v = NULL;
+	struct bp_err err = { 0 };
+	FILE *fp;
+	char line[256];
+	int saw = 0;
+
+	memcpy(t->hdr.uuid, "0123abcd-0000-4000-8000-00000000000a", 37);
+	t->hdr.block_size = 4096;
+	CHECK(bp_trace_add_owned(t, &o3) == 0 && bp_trace_add_owned(t, &o1) == 0 &&
+	      bp_trace_add_owned(t, &o2) == 0 && bp_trace_add_owned(t, &o4) == 0);
+	CHECK(bp_trace_add_owned(t, &(struct bp_trace_owned){ BP_OWN_NONE, 1, 0, 0, 1, 0 }) ==
+	      EINVAL);
+	CHECK(bp_trace_add_owned(t, &(struct bp_trace_owned){ BP_OWN_DIR, 1, 0, 0, 0, 0 }) ==
+	      EINVAL);
+	bp_trace_add_meta(t, 1ULL << 40, 4096, 3);
+	bp_trace_add_meta(t, 8192, 4096, 3);
+	t->meta[1].kind = BP_OWN_DIR;	/* a copy of an owned block as read: not saved */
+	CHECK(bp_trace_normalize(t) == 0);
+	CHECK(t->nowned == 3 && t->owned[0].id == 11 && t->owned[1].id == 12 &&
+	      t->owned[1].count == 3 && t->owned[1].first_ns == 40 &&
+	      t->owned[2].kind == BP_OWN_ITABLE);
+	CHECK(bp_trace_records(t) == 4);
+	CHECK(bp_trace_save(t, path, &err) == 0);
+	fp = fopen(path, "r");
+	while (fp && fgets(line, sizeof(line), fp)) {
+		saw |= strcmp(line, "bootpack-trace 2\n") == 0;
+		saw |= (strcmp(line, "O dir 12 7 0 3 40\n") == 0) << 1;
+		saw |= (strcmp(line, "O itable 3 0 9 1 5\n") == 0) << 2;
+		saw |= (strncmp(line, "M 8192 ", 7) == 0) << 3;
+	}
+	if (fp)
+		fclose(fp);
+	CHECK(saw == 7);
+	CHECK(bp_trace_load(path, &u, &err) == 0);
+	if (u) {
+		CHECK(u->version == 2 && u->nowned == 3 && u->nmeta == 1);
+		CHECK(u->owned[1].kind == BP_OWN_DIR && u->owned[1].gen == 7 &&
+		      u->owned[1].count == 3);
+		CHECK(u->meta[0].kind == BP_OWN_NONE && u->meta[0].offset == 1ULL << 40);
+		/* merging with itself changes nothing */
+		CHECK(bp_trace_merge(u, t, &err) == 0 && u->nowned == 3 && u->nmeta == 2);
+	}
+	bp_trace_free(u);
+	bp_trace_free(t);
+
+	/* Version 1 loads, has no O line, is written back as version 1. */
+	CHECK(bp_trace_load(write_file("v1", HDR "M 0 4096 0\nend 1\n"), &v, &err) == 0);
+	if (v) {
+		CHECK(v->version == 1 && v->nmeta == 1 && v->nowned == 0);
+		CHECK(bp_trace_save(v, path, &err) == 0);
+		bp_trace_free(v);
+		v = NULL;
+		CHECK(bp_trace_load(path, &v, &err) == 0 && v && v->version == 1);
+	}
+	bp_trace_free(v);
+	unlink(write_file("v1", ""));
+
+	/* Corrupt O lines. */
+	CHECK(load_text(HDR "O dir 12 0 0 1 0\nend 1\n", &err) == BP_ET_TRACE_CORRUPT &&
+	      strstr(err.msg, ":4: O line in a version 1"));
+	CHECK(load_text(HDR2 "O dir 12 0 0 1 0\nend 1\n", &err) == 0);
+	CHECK(load_text(HDR2 "O dir 12 0 0 1\nend 1\n", &err) == BP_ET_TRACE_CORRUPT &&
+	      strstr(err.msg, ":4: O line needs"));
+	CHECK(load_text(HDR2 "O file 12 0 0 1 0\nend 1\n", &err) == BP_ET_TRACE_CORRUPT &&
+	      strstr(err.msg, "owner kind"));
+	CHECK(load_text(HDR2 "O raw 12 0 0 1 0\nend 1\n", &err) == BP_ET_TRACE_CORRUPT &&
+	      strstr(err.msg, "owner kind"));
+	CHECK(load_text(HDR2 "O dir 4294967296 0 0 1 0\nend 1\n", &err) ==
+	      BP_ET_TRACE_CORRUPT && strstr(err.msg, "bad number"));
+	CHECK(load_text(HDR2 "O dir 0 0 0 1 0\nend 1\n", &err) == BP_ET_TRACE_CORRUPT &&
+	      strstr(err.msg, "inode 0"));
+	CHECK(load_text(HDR2 "O dir 12 0 0 0 0\nend 1\n", &err) == BP_ET_TRACE_CORRUPT &&
+	      strstr(err.msg, "empty"));
+	CHECK(load_text(HDR2 "O dir 12 0 18446744073709551615 2 0\nend 1\n", &err) ==
+	      BP_ET_TRACE_CORRUPT && strstr(err.msg, "overflowing"));
+	CHECK(load_text(HDR2 "O dir 12 0 0 4294967296 0\nend 1\n", &err) ==
+	      BP_ET_TRACE_CORRUPT && strstr(err.msg, "too long"));
+	CHECK(load_text(HDR2 "O dir 12 0 0 2 0\nO dir 12 0 1 1 0\nend 2\n", &err) ==
+	      BP_ET_TRACE_CORRUPT && strstr(err.msg, ":5: owner ranges not sorted"));
+	CHECK(load_text(HDR2 "O itable 1 0 0 1 0\nO dir 12 0 0 1 0\nend 2\n", &err) ==
+	      BP_ET_TRACE_CORRUPT && strstr(err.msg, ":5: owner ranges not sorted"));
+	CHECK(load_text(HDR2 "O dir 12 0 0 1 0\nO dir 12 0 1 1 0\nO itable 0 0 0 1 0\n"
+			"M 0 1 0\nend 4\n", &err) == 0);
+	CHECK(load_text(HDR2 "O dir 12 0 01 1 0\nend 1\n", &err) == BP_ET_TRACE_CORRUPT);
+}
+
 int main(void)
 {
 	struct bp_trace *t, *u, *m;
@@ -215,7 +315,7 @@ int main(void)
 
 	/* Corrupt input: error code, line number, reason. */
 	CHECK(load_text("hello\n", &err) == BP_ET_TRACE_CORRUPT && strstr(err.msg, ":1: not a"));
-	CHECK(load_text("bootpack-trace 2\n", &err) == BP_ET_TRACE_CORRUPT &&
+	CHECK(load_text("bootpack-trace 3\n", &err) == BP_ET_TRACE_CORRUPT &&
 	      strstr(err.msg, "version"));
 	CHECK(load_text(HDR "F 12 0 1 1 /a\nR 0 4096 0 -\n", &err) == BP_ET_TRACE_CORRUPT &&
 	      strstr(err.msg, "truncated"));
@@ -239,6 +339,8 @@ int main(void)
 	      strstr(err.msg, ":5: text after"));
 	CHECK(load_text(HDR "# comment\n\nM 0 1 0\nend 1\n", &err) == 0);
 	CHECK(load_text(HDR "end 0", &err) == BP_ET_TRACE_CORRUPT);
+
+	test_owned(path);
 
 	/* Unknown device and kernel round-trip as "-". */
 	t = bp_trace_new();

@@ -89,6 +89,7 @@ errcode_t bp_parse_text(FILE *fp, const char *name, struct bp_collect *c, struct
 
 struct bp_resolve_stats {
 	uint64_t files, deleted, nonreg, written, unnamed;
+	uint64_t owner_ns;		/* naming the metadata's owners (bp_trace_owners_resolve) */
 };
 
 /*

@@ -60,6 +60,7 @@ struct loader {
 	struct bp_err *err;
 	char *fields[8];
 	int nfields;
+	int version;
 };
 
 static errcode_t corrupt(struct loader *l, const char *what)
@@ -262,7 +263,42 @@ static errcode_t parse_record(struct loader *l, struct bp_trace *t)
 	char **f = l->fields;
 	uint64_t a, b, c, d;
 
-	if (strcmp(f[0], "M") == 0) {
+	if (strcmp(f[0], "O") == 0) {
+		struct bp_trace_owned *o, *p;
+		uint64_t id, gen, e;
+		uint32_t kind;
+
+		if (l->version < 2)
+			return corrupt(l, "O line in a version 1 trace");
+		if (l->nfields != 7)
+			return corrupt(l, "O line needs 6 fields: kind id gen index count first");
+		for (kind = 1; kind < BP_OWN_NR; kind++)
+			if (strcmp(f[1], bp_own_kind_name(kind)) == 0)
+				break;
+		if (kind == BP_OWN_NR)
+			return corrupt(l, "bad owner kind in O line (dir, tree, itable, super, gdt, "
+				       "bbitmap, ibitmap or journal)");
+		if (num(f[2], &id) < 0 || id > UINT32_MAX || num(f[3], &gen) < 0 ||
+		    gen > UINT32_MAX || num(f[4], &a) < 0 || num(f[5], &b) < 0 ||
+		    num(f[6], &c) < 0)
+			return corrupt(l, "bad number in O line");
+		if (b == 0 || b > UINT32_MAX || a + b < a)
+			return corrupt(l, "empty, too long or overflowing owner range");
+		if ((kind == BP_OWN_DIR || kind == BP_OWN_TREE) && id == 0)
+			return corrupt(l, "O line of a directory or tree names inode 0");
+		if (t->nowned) {
+			p = &t->owned[t->nowned - 1];
+			e = p->index + p->count;
+			if (p->kind > kind || (p->kind == kind && (p->id > id || (p->id == id &&
+			    (p->gen > gen || (p->gen == gen && e > a))))))
+				return corrupt(l, "owner ranges not sorted or overlapping");
+		}
+		if (bp_array_reserve((void **)&t->owned, &t->aowned, t->nowned, sizeof(*t->owned),
+				      16))
+			return bp_err_set(l->err, ENOMEM, "out of memory");
+		o = &t->owned[t->nowned++];
+		*o = (struct bp_trace_owned){ kind, (uint32_t)id, (uint32_t)gen, a, b, c };
+	} else if (strcmp(f[0], "M") == 0) {
 		struct bp_trace_meta *m;
 
 		if (l->nfields != 4)
@@ -276,9 +312,7 @@ static errcode_t parse_record(struct loader *l, struct bp_trace *t)
 		if (bp_array_reserve((void **)&t->meta, &t->ameta, t->nmeta, sizeof(*t->meta), 16))
 			return bp_err_set(l->err, ENOMEM, "out of memory");
 		m = &t->meta[t->nmeta++];
-		m->offset = a;
-		m->length = b;
-		m->first_ns = c;
+		*m = (struct bp_trace_meta){ a, b, c, BP_OWN_NONE };
 	} else if (strcmp(f[0], "F") == 0) {
 		struct bp_trace_file *file;
 		int64_t mtime;
@@ -349,7 +383,7 @@ static errcode_t parse_record(struct loader *l, struct bp_trace *t)
 		if (c < file->first_ns)
 			file->first_ns = c;
 	} else {
-		return corrupt(l, "unknown record type (expected M, F, R or end)");
+		return corrupt(l, "unknown record type (expected O, M, F, R or end)");
 	}
 	return 0;
 }
@@ -385,12 +419,17 @@ errcode_t bp_trace_load(const char *path, struct bp_trace **ret, struct bp_err *
 			goto out;
 		}
 		if (l.line == 1) {
-			if (strcmp(line, "bootpack-trace 1") != 0) {
+			if (strcmp(line, "bootpack-trace 1") == 0) {
+				l.version = 1;
+			} else if (strcmp(line, "bootpack-trace 2") == 0) {
+				l.version = 2;
+			} else {
 				rc = strncmp(line, "bootpack-trace ", 15) == 0 ?
-					corrupt(&l, "unsupported trace format version (this bootpack reads version 1)") :
-					corrupt(&l, "not a bootpack trace (first line must be 'bootpack-trace 1')");
+					corrupt(&l, "unsupported trace format version (this bootpack reads versions 1 and 2)") :
+					corrupt(&l, "not a bootpack trace (first line must be 'bootpack-trace 2')");
 				goto out;
 			}
+			t->version = l.version;
 			continue;
 		}
 		if ((size_t)n != strlen(line)) {

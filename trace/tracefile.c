@@ -19,6 +19,8 @@ struct bp_trace *bp_trace_new(void)
 {
 	struct bp_trace *t = calloc(1, sizeof(*t));
 
+	if (t)
+		t->version = BP_TRACE_VERSION;
 	return t;
 }
 
@@ -34,10 +36,20 @@ void bp_trace_free(struct bp_trace *t)
 	}
 	free(t->files);
 	free(t->meta);
+	free(t->owned);
 	free(t->hdr.device);
 	free(t->hdr.kernel);
 	free(t->hdr.source);
 	free(t);
+}
+
+static const char *const own_names[BP_OWN_NR] = {
+	"raw", "dir", "tree", "itable", "super", "gdt", "bbitmap", "ibitmap", "journal",
+};
+
+const char *bp_own_kind_name(uint32_t kind)
+{
+	return kind < BP_OWN_NR ? own_names[kind] : "?";
 }
 
 void bp_trace_escape(const char *in, char *buf)
@@ -60,9 +72,11 @@ void bp_trace_escape(const char *in, char *buf)
 
 uint64_t bp_trace_records(const struct bp_trace *t)
 {
-	uint64_t n = t->nmeta + t->nfiles;
+	uint64_t n = t->nowned + t->nfiles;
 	size_t i;
 
+	for (i = 0; i < t->nmeta; i++)
+		n += t->meta[i].kind == BP_OWN_NONE;
 	for (i = 0; i < t->nfiles; i++)
 		n += t->files[i].nranges;
 	return n;
@@ -85,7 +99,8 @@ static int write_trace(FILE *fp, const struct bp_trace *t)
 	const struct bp_trace_hdr *h = &t->hdr;
 	size_t i, j;
 
-	fprintf(fp, "bootpack-trace %d\n", BP_TRACE_VERSION);
+	/* a version 1 trace (loaded, never converted) has no O line: written as it was */
+	fprintf(fp, "bootpack-trace %d\n", t->nowned || t->version != 1 ? BP_TRACE_VERSION : 1);
 	fprintf(fp, "uuid %s\n", h->uuid);
 	fprintf(fp, "block-size %" PRIu32 "\n", h->block_size);
 	fputs("device ", fp);
@@ -97,8 +112,15 @@ static int write_trace(FILE *fp, const struct bp_trace *t)
 	fprintf(fp, "created %" PRId64 "\n", h->created < 0 ? (int64_t)0 : h->created);
 	fprintf(fp, "events %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", h->events_added,
 		h->events_accessed, h->events_lost);
+	for (i = 0; i < t->nowned; i++) {
+		const struct bp_trace_owned *o = &t->owned[i];
+
+		fprintf(fp, "O %s %" PRIu32 " %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+			bp_own_kind_name(o->kind), o->id, o->gen, o->index, o->count, o->first_ns);
+	}
 	for (i = 0; i < t->nmeta; i++)
-		fprintf(fp, "M %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", t->meta[i].offset,
+		if (t->meta[i].kind == BP_OWN_NONE)
+			fprintf(fp, "M %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", t->meta[i].offset,
 			t->meta[i].length, t->meta[i].first_ns);
 	for (i = 0; i < t->nfiles; i++) {
 		const struct bp_trace_file *f = &t->files[i];

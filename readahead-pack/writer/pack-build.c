@@ -79,6 +79,72 @@ uint32_t bp_pack_system_page_size(void)
 								 BP_PACK_PAGE_SIZE_DEFAULT;
 }
 
+/*
+ * The trace's metadata where it is now: the blocks named by owner looked up
+ * on fs (bp_trace_meta_now(): after a relayout, where the relayout put
+ * them), the raw ones moved along what a relayout just moved
+ * (bp_meta_live()). *ret malloc'd, not sorted.
+ */
+static errcode_t trace_meta(ext2_filsys fs, const struct bp_trace *t, const struct bp_pack_opts *o,
+			    struct bp_trace_meta **ret, size_t *nret, struct bp_pack_report *rep,
+			    struct bp_err *err)
+{
+	struct bp_trace_meta *now = NULL, *raw = NULL, *live = NULL;
+	size_t nnow = 0, nraw = 0, nlive = 0, nown = 0, i;
+	struct bp_meta_now_stats st;
+	errcode_t rc;
+
+	*ret = NULL;
+	*nret = 0;
+	rc = bp_trace_meta_now(fs, t, &now, &nnow, &st, err);
+	if (rc)
+		return rc;
+	for (i = 0; i < BP_OWN_NR; i++) {
+		if (i != BP_OWN_NONE && i != BP_OWN_JOURNAL)
+			rep->meta_owned_blocks += st.found[i];
+		rep->meta_gone_blocks += st.gone[i];
+	}
+	/* raw blocks first (to move along), then the located ones, in place */
+	raw = malloc((nnow ? nnow : 1) * sizeof(*raw));
+	if (!raw) {
+		free(now);
+		return bp_err_set(err, ENOMEM, "out of memory");
+	}
+	for (i = 0; i < nnow; i++)
+		if (now[i].kind == BP_OWN_NONE)
+			raw[nraw++] = now[i];
+	rc = bp_meta_live(fs, raw, nraw, o->moved_from, o->nmoved_from, &live, &nlive,
+			  &rep->meta_moved_blocks, &rep->meta_stale_blocks);
+	free(raw);
+	if (rc) {
+		free(now);
+		return bp_err_set(err, rc, "out of memory");
+	}
+	/*
+	 * The journal is left out: what a boot reads of it is the log jbd2
+	 * writes (or a replay, once); it changes with every commit.
+	 */
+	for (i = 0; i < nnow; i++)
+		nown += now[i].kind != BP_OWN_NONE && now[i].kind != BP_OWN_JOURNAL;
+	if (nown) {
+		struct bp_trace_meta *v = realloc(live, (nlive + nown) * sizeof(*v));
+
+		if (!v) {
+			free(live);
+			free(now);
+			return bp_err_set(err, ENOMEM, "out of memory");
+		}
+		live = v;
+		for (i = 0; i < nnow; i++)
+			if (now[i].kind != BP_OWN_NONE && now[i].kind != BP_OWN_JOURNAL)
+				live[nlive++] = now[i];
+	}
+	free(now);
+	*ret = live;
+	*nret = nlive;
+	return 0;
+}
+
 /* One build under budget (0: none); bound goes into the pack's compat bits. */
 static errcode_t build_once(ext2_filsys fs, const struct bp_trace *t, const struct bp_pack_opts *o,
 			    uint64_t budget, enum bp_budget_bound bound, void **ret_buf,
@@ -139,21 +205,47 @@ static errcode_t build_once(ext2_filsys fs, const struct bp_trace *t, const stru
 	 * are in first-access order, so each block gets its earliest time).
 	 */
 	if (meta_src & BP_PACK_META_TRACE) {
-		rc = bp_meta_live(fs, t->meta, t->nmeta, o->moved_from, o->nmoved_from, &live,
-				  &nlive, &rep->meta_moved_blocks, &rep->meta_stale_blocks);
+		rc = trace_meta(fs, t, o, &live, &nlive, rep, err);
+		if (rc)
+			goto out;
+	}
+	for (i = 0; i < nlive; i++) {
+		rc = bp_meta_mark(&ml, fs, live[i].offset, live[i].length);
 		if (rc) {
 			bp_err_set(err, rc, "out of memory");
 			goto out;
 		}
 	}
+	/*
+	 * A directory the trace names by owner, whole: relayout lays it out
+	 * whole in its region (relayout/head.c), and the region is read as
+	 * the one stream relayout made, not with holes where the boot did not
+	 * read a block of it (an htree lookup reads one of several). Found on
+	 * the filesystem: with FILES.
+	 */
 	if (meta_src & BP_PACK_META_FILES) {
-		for (i = 0; i < nlive; i++) {
-			rc = bp_meta_mark(&ml, fs, live[i].offset, live[i].length);
+		for (i = 0; i < t->nowned; i++) {
+			const struct bp_trace_owned *ow = &t->owned[i];
+			uint64_t ns = ow->first_ns;
+			size_t k;
+
+			if (ow->kind != BP_OWN_DIR ||
+			    (i && ow[-1].kind == BP_OWN_DIR && ow[-1].id == ow->id &&
+			     ow[-1].gen == ow->gen))
+				continue;
+			for (k = i + 1; k < t->nowned && t->owned[k].kind == BP_OWN_DIR &&
+			     t->owned[k].id == ow->id && t->owned[k].gen == ow->gen; k++)
+				if (t->owned[k].first_ns < ns)
+					ns = t->owned[k].first_ns;
+			rc = bp_meta_add_dir(&ml, fs, ow->id, ow->gen, ns);
 			if (rc) {
-				bp_err_set(err, rc, "out of memory");
+				bp_err_lib(err, rc, "while finding the blocks of directory inode %u",
+					   ow->id);
 				goto out;
 			}
 		}
+	}
+	if (meta_src & BP_PACK_META_FILES) {
 		for (i = 0; i < t->nfiles; i++) {
 			if (b.fst[i].skip >= 0 || b.fst[i].root != i)
 				continue;

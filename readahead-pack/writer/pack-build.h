@@ -86,6 +86,10 @@ struct bp_pack_opts {
  * the trace's M ranges are partly out of date: given the blocks it moved
  * away from (opts.moved_from, relayout's own repack), TRACE leaves those
  * out (bp_meta_live()); FILES adds the new places. The default is both.
+ * Since trace version 2 the trace names most metadata by owner
+ * (tracefile.h): TRACE takes those blocks where they are now
+ * (bp_trace_meta_now(); the journal left out), and FILES adds each
+ * directory the trace names, whole, as relayout lays it out.
  */
 #define BP_PACK_META_TRACE	0x1
 #define BP_PACK_META_FILES	0x2
@@ -110,6 +114,8 @@ struct bp_pack_report {
 	struct bp_budget_out budget_auto;	/* and its result; .bound GIVEN otherwise */
 	uint64_t meta_stale_blocks;		/* traced metadata blocks moved, no new place */
 	uint64_t meta_moved_blocks;		/* traced metadata blocks moved along */
+	uint64_t meta_owned_blocks;		/* traced blocks named by owner, found now */
+	uint64_t meta_gone_blocks;		/* traced blocks whose owner has them no more */
 	uint64_t files_traced;
 	uint64_t files_changed;			/* ino/generation/size/mtime differ from the trace */
 	uint64_t files_skipped[BP_PACK_SKIP_NR];

@@ -9,6 +9,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "array.h"
+#include "ext2file.h"
 #include "pack-meta.h"
 
 static uint64_t hash(uint64_t x)
@@ -265,6 +266,19 @@ static errcode_t add_dir(struct bp_meta_list *l, ext2_filsys fs, ext2_ino_t ino,
 		return ENOMEM;
 	l->dirs[l->ndirs++] = ino;
 	return add_inode(l, fs, ino, 1, ns);
+}
+
+errcode_t bp_meta_add_dir(struct bp_meta_list *l, ext2_filsys fs, ext2_ino_t ino, uint32_t gen,
+			  uint64_t first_ns)
+{
+	struct ext2_inode_large in;
+
+	if (!ino || ino > fs->super->s_inodes_count || bp_ext2_read_inode(fs, ino, &in))
+		return 0;
+	if (!in.i_links_count || in.i_dtime || !LINUX_S_ISDIR(in.i_mode) ||
+	    in.i_generation != gen)
+		return 0;	/* gone since the trace: nothing of it to read */
+	return add_dir(l, fs, ino, first_ns);
 }
 
 errcode_t bp_meta_add_file(struct bp_meta_list *l, ext2_filsys fs, const char *path,

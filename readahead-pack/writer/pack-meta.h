@@ -35,6 +35,15 @@ errcode_t bp_meta_mark(struct bp_meta_list *l, ext2_filsys fs, uint64_t offset, 
 errcode_t bp_meta_add_file(struct bp_meta_list *l, ext2_filsys fs, const char *path,
 			   ext2_ino_t ino, uint64_t first_ns);
 
+/*
+ * Add directory ino, whole (its data and mapping blocks and inode table
+ * block), at first_ns, if it still is the directory of generation gen:
+ * a directory the trace names by owner (tracefile.h), which relayout lays
+ * out whole in its region.
+ */
+errcode_t bp_meta_add_dir(struct bp_meta_list *l, ext2_filsys fs, ext2_ino_t ino, uint32_t gen,
+			  uint64_t first_ns);
+
 void bp_meta_list_free(struct bp_meta_list *l);
 
 /*

@@ -19,8 +19,11 @@
 
 #define MAX_TEXT_ROWS 50	/* stale rows printed in text mode; -v and JSON list all */
 
+static void cover_json(struct bp_json *j, const char *trace, const struct bp_pack_cover *v);
+
 static void print_json(const char *pack, const char *device, const struct bp_pack *p,
-		       const struct bp_pack_check *c, const struct bp_pack_layout *l)
+		       const struct bp_pack_check *c, const struct bp_pack_layout *l,
+		       const char *trace, const struct bp_pack_cover *v)
 {
 	const struct bp_pack_info *in = bp_pack_info(p);
 	struct bp_json j;
@@ -51,6 +54,8 @@ static void print_json(const char *pack, const char *device, const struct bp_pac
 	bp_json_u64(&j, "reading_order_seeks", l->reading_seeks);
 	bp_json_u64(&j, "gap_bytes", l->gap_bytes);
 	bp_json_u64(&j, "spread", l->file_phys_end - l->file_phys_min);
+	if (trace)
+		cover_json(&j, trace, v);
 	bp_json_close_object(&j);
 	bp_json_open_array(&j, "stale");
 	for (i = 0; i < in->nentries; i++) {
@@ -116,21 +121,92 @@ static void print_text(const char *pack, const char *device, const struct bp_pac
 	       spread ? 100.0 * (double)l->file_bytes / (double)spread : 100.0);
 }
 
-int bp_verify_pack(const char *pack, const char *device, const struct bp_show_opts *o)
+static void cover_json(struct bp_json *j, const char *trace, const struct bp_pack_cover *v)
+{
+	uint32_t k;
+
+	bp_json_open_object(j, "trace");
+	bp_json_string(j, "path", trace);
+	bp_json_open_object(j, "blocks_by_owner");
+	for (k = 0; k < BP_COVER_NR; k++) {
+		if (!v->read[k])
+			continue;
+		bp_json_open_object(j, bp_cover_kind_name(k));
+		bp_json_u64(j, "read", v->read[k]);
+		bp_json_u64(j, "packed", v->packed[k]);
+		bp_json_u64(j, "cut", v->cut[k]);
+		bp_json_u64(j, "missing", v->missing[k]);
+		bp_json_close_object(j);
+	}
+	bp_json_close_object(j);
+	bp_json_u64(j, "missing", v->missing_total);
+	bp_json_u64(j, "journal_blocks", v->journal);
+	bp_json_u64(j, "past_end_blocks", v->past_end);
+	bp_json_u64(j, "gone_blocks", v->gone);
+	bp_json_u64(j, "gone_files", v->gone_files);
+	bp_json_u64(j, "requests", v->requests);
+	bp_json_u64(j, "seeks", v->seeks);
+	bp_json_u64(j, "min_requests", v->min_requests);
+	bp_json_u64(j, "min_seeks", v->min_seeks);
+	bp_json_close_object(j);
+}
+
+static void cover_text(const char *trace, const struct bp_pack_cover *v)
+{
+	size_t i;
+	uint32_t k;
+
+	printf("Trace:       %s: the blocks it read, where they are now, by owner\n", trace);
+	for (k = 0; k < BP_COVER_NR; k++)
+		if (v->read[k])
+			printf("  %-9s %8llu read, %8llu in the pack, %6llu cut by the budget, "
+			       "%6llu missing\n", bp_cover_kind_name(k),
+			       (unsigned long long)v->read[k], (unsigned long long)v->packed[k],
+			       (unsigned long long)v->cut[k], (unsigned long long)v->missing[k]);
+	if (v->journal || v->past_end || v->gone || v->gone_files)
+		printf("  not counted: %llu journal blocks (never packed), %llu past the "
+		       "filesystem, %llu whose owner is gone, %llu files gone\n",
+		       (unsigned long long)v->journal, (unsigned long long)v->past_end,
+		       (unsigned long long)v->gone, (unsigned long long)v->gone_files);
+	for (i = 0; i < v->nexamples; i++)
+		printf("  missing:   %s block %llu%s%s\n", bp_cover_kind_name(v->example[i].kind),
+		       (unsigned long long)v->example[i].block, v->example[i].path ? " of " : "",
+		       v->example[i].path ? v->example[i].path : "");
+	if (v->missing_total > v->nexamples)
+		printf("  ... %llu more missing\n",
+		       (unsigned long long)(v->missing_total - v->nexamples));
+	printf("Requests:    %llu read requests, %llu seeks in reading order; the layout "
+	       "allows %llu requests, %llu seeks\n", (unsigned long long)v->requests,
+	       (unsigned long long)v->seeks, (unsigned long long)v->min_requests,
+	       (unsigned long long)v->min_seeks);
+}
+
+int bp_verify_pack(const char *pack, const char *trace, const char *device,
+		   const struct bp_show_opts *o)
 {
 	struct bp_pack_check c = { 0 };
+	struct bp_pack_cover v;
 	struct bp_pack_layout l;
 	struct bp_err err = { 0 };
 	struct bp_dev dev = { 0 };
 	struct bp_pack *p = NULL;
+	struct bp_trace *t = NULL;
 	ext2_filsys fs = NULL;
 	int ret;
 
 	ret = bp_pack_cli_load(pack, &p);
 	if (ret)
 		return ret;
+	if (trace) {
+		ret = bp_cli_load_trace(trace, &t);
+		if (ret) {
+			bp_pack_free(p);
+			return ret;
+		}
+	}
 	if (bp_dev_resolve_ext(device, &dev, &err) ||
-	    bp_fs_open_ro(dev.path, &fs, &err) || bp_pack_check(fs, p, &c, &err)) {
+	    bp_fs_open_ro(dev.path, &fs, &err) || bp_pack_check(fs, p, &c, &err) ||
+	    (t && (bp_trace_upgrade(fs, t, NULL, &err) || bp_pack_cover(fs, p, t, &v, &err)))) {
 		ret = bp_fail(&err);
 		goto out;
 	}
@@ -141,12 +217,23 @@ int bp_verify_pack(const char *pack, const char *device, const struct bp_show_op
 		ret = BP_EX_FAILURE;
 		goto out;
 	}
-	if (o->json)
-		print_json(pack, device, p, &c, &l);
-	else if (bp_log_level() > BP_LOG_ERR)	/* -q: errors only */
+	if (o->json) {
+		print_json(pack, device, p, &c, &l, trace, &v);
+	} else if (bp_log_level() > BP_LOG_ERR) {	/* -q: errors only */
 		print_text(pack, device, p, &c, &l, o->bytes);
+		if (t)
+			cover_text(trace, &v);
+	}
 	ret = c.stale_entries == 0 ? BP_EX_OK : BP_EX_STALE;
+	if (t && v.missing_total) {
+		bp_log_error("verify: %llu blocks the trace %s read are not in the pack %s (and "
+			     "not cut by its budget): write it again with 'bootpack pack --trace "
+			     "%s -o %s %s'", (unsigned long long)v.missing_total, trace, pack,
+			     trace, pack, device);
+		ret = BP_EX_STALE;
+	}
 out:
+	bp_trace_free(t);
 	bp_pack_check_free(&c);
 	if (fs)
 		ext2fs_close_free(&fs);

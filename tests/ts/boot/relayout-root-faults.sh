@@ -9,8 +9,9 @@
 #    run), one that stops on SIGTERM as relayout does before a write (32),
 #    one that exits with each documented code, one that fills the tmpfs
 #    (ENOSPC) and exits 8, a debugfs and an e2fsck that hang;
-#  - the real bootpack: a relayout that completes, and one whose undo file
-#    would not fit in the tmpfs (skipped before any write, not exit 8).
+#  - the real bootpack: a relayout that completes, one whose undo file
+#    would not fit in the tmpfs (skipped before any write, not exit 8), and
+#    one on a device shorter than the root (refused, exit 4).
 # Every run must exit 0 within the limit + grace (+4 s), leave one status
 # line in /run/bootpack/relayout.status (and on the console), and with the
 # real bootpack leave the image e2fsck-clean.
@@ -27,7 +28,13 @@
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 bp_require_root
 bp_require_cmd unshare mke2fs losetup debugfs e2fsck mkfifo df dash
-unshare -m true 2>/dev/null || bp_skip "cannot create a mount namespace"
+# The script mounts on /run, a directory of /: where / is not a mount point
+# (a chroot) no namespace can make that mount private, and it would reach
+# the host's namespace through /'s propagation.
+mountpoint -q / ||
+	bp_skip "/ is not a mount point (a chroot): the boot script's mounts on /run cannot be kept private"
+unshare -m true 2>"$BP_TMPDIR/unshare.err" ||
+	bp_skip "cannot create a mount namespace: $(head -n 1 "$BP_TMPDIR/unshare.err")"
 
 script=$top_builddir/boot/relayout-root.sh
 [ -f "$script" ] || bp_fail "$script is not built"
@@ -177,6 +184,14 @@ FAKE_BOOTPACK=exit137 check 5 8m '^skipped exit 137'
 FAKE_BOOTPACK=enospc check 5 2m '^failed after writes began \(exit 8\): .*the tmpfs on /run/bootpack is full'
 # a plan whose undo file cannot fit: skipped before any write
 FAKE_BOOTPACK=dry-huge check 5 8m '^skipped undo file would not fit: about [0-9]+ MiB, [0-9]+ MiB free'
+
+# the real bootpack on a device shorter than the root (issue 37: e2fsck -fn
+# exits 0 there, "Abort? no"): refused before any write, nothing written
+bp_loop_detach "$dev" "$img"
+bp_loop_attach "$img" dev --sizelimit 32M
+check 60 64m '^skipped refused \(exit 4\): .*: the filesystem is 67108864 bytes \([0-9]+ blocks of [0-9]+\) but the device holds only 33554432: grow the partition or resize2fs the filesystem first$'
+cmp -s "$img" "$BP_TMPDIR/pristine.img" || bp_fail "the refused relayout wrote to the image"
+fresh
 
 # the real bootpack: the undo file (about 3 MiB) does not fit in 1 MiB: skipped, nothing written
 bp_hash_files "$img" >"$BP_TMPDIR/files.before"

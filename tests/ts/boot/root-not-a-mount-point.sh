@@ -9,8 +9,9 @@
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 bp_require_root
 bp_require_cmd unshare chroot mountpoint
-unshare -m true 2>/dev/null || bp_skip "cannot create a mount namespace"
-mountpoint -q / || bp_skip "/ is not a mount point here already: the cases run as they are"
+mountpoint -q / || bp_skip "/ is not a mount point here already (a chroot): the suite runs those cases as they are"
+unshare -m true 2>"$BP_TMPDIR/unshare.err" ||
+	bp_skip "cannot create a mount namespace: $(head -n 1 "$BP_TMPDIR/unshare.err")"
 
 cases=(tests/ts/trace/refusals.sh tests/ts/trace/no-device-hint.sh tests/ts/reader/boot-files.sh)
 r=$BP_TMPDIR/r

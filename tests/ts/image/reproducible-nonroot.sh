@@ -15,8 +15,10 @@ t=$BP_TMPDIR/root-a.img.trace
 disk=$BP_TMPDIR/disk-a.img
 off=$(img_gpt "$disk" "$BP_TMPDIR/root-a.img")
 size=$(stat -c %s "$BP_TMPDIR/root-a.img")
-# A directory nobody can write, reached through one it can enter.
-chmod 0755 "$BP_TMPDIR"
+# A directory nobody can write, reached through one it can enter, and the
+# bootpack it runs: a copy of $BOOTPACK there, as the tree may lie where
+# nobody cannot read (a clone under /root).
+bp_nobody_bootpack nobp
 mkdir -m 0777 "$BP_TMPDIR/nobody"
 for n in 1 2 3; do cp --sparse=always "$disk" "$BP_TMPDIR/nobody/copy$n.img"; done
 cp "$t" "$BP_TMPDIR/nobody/boot.trace"
@@ -24,10 +26,10 @@ chown 65534:65534 "$BP_TMPDIR"/nobody/*
 chmod 0644 "$BP_TMPDIR"/nobody/*
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 
-as_nobody env -u SOURCE_DATE_EPOCH "$BOOTPACK" image -q --trace "$BP_TMPDIR/nobody/boot.trace" \
+as_nobody env -u SOURCE_DATE_EPOCH "$nobp" image -q --trace "$BP_TMPDIR/nobody/boot.trace" \
 	"$BP_TMPDIR/nobody/copy1.img" || bp_fail "bootpack image as nobody failed"
 sleep 1.1	# a wall-clock second later
-bp_expect_exit 0 as_nobody env -u SOURCE_DATE_EPOCH "$BOOTPACK" image -q \
+bp_expect_exit 0 as_nobody env -u SOURCE_DATE_EPOCH "$nobp" image -q \
 	--trace "$BP_TMPDIR/nobody/boot.trace" "$BP_TMPDIR/nobody/copy2.img"
 h1=$(rl_sum "$BP_TMPDIR/nobody/copy1.img")
 h2=$(rl_sum "$BP_TMPDIR/nobody/copy2.img")
@@ -36,7 +38,7 @@ h2=$(rl_sum "$BP_TMPDIR/nobody/copy2.img")
 bp_info "same output twice: $h1"
 
 # SOURCE_DATE_EPOCH: the pack's inode times are that time.
-SOURCE_DATE_EPOCH=1700000000 bp_expect_exit 0 as_nobody "$BOOTPACK" image -q \
+SOURCE_DATE_EPOCH=1700000000 bp_expect_exit 0 as_nobody "$nobp" image -q \
 	--trace "$BP_TMPDIR/nobody/boot.trace" "$BP_TMPDIR/nobody/copy3.img"
 img_part "$BP_TMPDIR/nobody/copy3.img" "$off" "$size" "$BP_TMPDIR/part.img"
 debugfs -R "stat /var/lib/bootpack/pack" "$BP_TMPDIR/part.img" >"$BP_TMPDIR/stat" 2>&1

@@ -41,7 +41,7 @@ for budget in 0 300K; do
 	cat "$BP_TMPDIR/summary"
 	"$BOOTPACK" dump --json "$BP_TMPDIR/pack" >"$BP_TMPDIR/dump.json"
 	b=$(jq '.pack.budget' "$BP_TMPDIR/dump.json")
-	pk_expect "$BP_TMPDIR/trace" "$b" >"$BP_TMPDIR/want"
+	pk_expect "$BP_TMPDIR/trace" "$b" "$img" >"$BP_TMPDIR/want"
 	pk_pack_ranges "$BP_TMPDIR/dump.json" >"$BP_TMPDIR/got"
 	diff -u "$BP_TMPDIR/want" "$BP_TMPDIR/got" || bp_fail "budget $budget: pack differs from trace"
 	pk_check_phys "$img" "$BP_TMPDIR/dump.json"

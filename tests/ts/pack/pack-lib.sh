@@ -23,11 +23,17 @@ pk_merge() {
 # must hold, as merged "KIND PATH START END" lines: ranges in first-access
 # order (metadata first at equal times), clamped to the file size, until the
 # next one would exceed the budget.
+#
+# pk_expect TRACE BUDGET IMG: the same, the trace's O lines (metadata named
+# by owner, tracefile.h) counted at the blocks debugfs finds them at on IMG
+# now (tests/owners.sh).
 pk_expect() {
+	{ cat "$1"; [ -z "${3:-}" ] || "$top_srcdir/tests/owners.sh" "$3" "$1" ||
+		bp_fail "owners.sh $3 $1"; } |
 	awk '/^F /{ p = $6; sz = $4 }
 	     /^R /{ o = $2; l = $3; if (o >= sz) next; if (o + l > sz) l = sz - o
 		    printf "%020d R %s %d %d\n", $4, p, o, l }
-	     /^M /{ printf "%020d M - %d %d\n", $4, $2, $3 }' "$1" |
+	     /^M /{ printf "%020d M - %d %d\n", $4, $2, $3 }' |
 	sort -s -k1,1 -k2,2 |
 	awk -v B="$2" '{ if (full) next; if (B > 0 && used + $5 > B) { full = 1; next }
 			 used += $5; print $2, $3, $4, $4 + $5 }' | pk_merge

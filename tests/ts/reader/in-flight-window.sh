@@ -56,8 +56,12 @@ resident() {
 # cannot be read)
 ahead() {
 	local m0 m1 n pre=()
+	# (/sys made private by hand and hidden under an empty tmpfs, not by
+	# unshare: where / is not a mount point, a chroot, unshare cannot
+	# change /'s propagation)
 	[ "${2:-}" = nosys ] &&
-		pre=(unshare --mount --propagation private sh -c 'umount -l /sys && exec "$@"' sh)
+		pre=(unshare --mount --propagation unchanged sh -c \
+			'mount --make-rprivate /sys && mount -t tmpfs none /sys && exec "$@"' sh)
 	rd_cold "$loop"
 	(
 		echo $BASHPID >"$grp/cgroup.procs"

@@ -14,7 +14,11 @@
 
 bp_require_root
 bp_require_cmd unshare timeout debugfs losetup chroot python3 ldd
-unshare --pid --fork --mount true 2>/dev/null || bp_skip "cannot create PID and mount namespaces"
+# (--propagation unchanged: rd_bare_boot makes the root it mounts under
+# private itself, and where / is not a mount point, a chroot, unshare cannot
+# change /'s propagation)
+unshare --pid --fork --mount --propagation unchanged true 2>"$BP_TMPDIR/unshare.err" ||
+	bp_skip "cannot create PID and mount namespaces: $(head -n 1 "$BP_TMPDIR/unshare.err")"
 
 img=$(bp_fixture ext4)
 pack=$BP_TMPDIR/pack

@@ -98,7 +98,8 @@ rd_require_blkio() {
 	local _rd_v2 _rd_v1
 	[ -w "$RD_BLKIO/blkio.throttle.read_bps_device" ] && return 0
 	RD_BLKIO=
-	_rd_v2=$(findmnt -rn -t cgroup2 -o TARGET | head -n 1)
+	# (findmnt exits 1 when nothing matches: a chroot sees no cgroup2 mount)
+	_rd_v2=$(findmnt -rn -t cgroup2 -o TARGET | head -n 1) || _rd_v2=
 	if [ -z "$_rd_v2" ] && _rd_v2=$(_rd_cg_mount cgroup2 rw); then
 		bp_on_exit "umount '$_rd_v2' && rmdir '$_rd_v2'"
 	fi

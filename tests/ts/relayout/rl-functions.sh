@@ -127,3 +127,20 @@ rl_full_check() {
 	e2undo "$u" "$img" >/dev/null || bp_fail "e2undo failed"
 	[ "$(rl_sum "$img")" = "$s0" ] || bp_fail "e2undo did not restore the original image"
 }
+
+# rl_overgrown IMG: the plain ext4 fixture IMG (64 MiB, 16384 blocks of
+# 4096, one group), its free space filled but for 256 blocks (a file
+# /filler), grown to 128 MiB by resize2fs: every block in use lies in its
+# first 64 MiB and the second half is one free run, where relayout puts its
+# region (about 2900 blocks). Put its first 64 MiB in a 64 MiB partition or
+# device and the filesystem claims 64 MiB past the end.
+rl_overgrown() {
+	local free
+	free=$(dumpe2fs -h "$1" 2>/dev/null | awk -F': *' '/^Free blocks/ {print $2}')
+	head -c $(((free - 256) * 4096)) /dev/zero | tr '\0' 'x' >"$BP_TMPDIR/filler"
+	debugfs -w -R "write $BP_TMPDIR/filler /filler" "$1" >/dev/null 2>&1
+	rm -f "$BP_TMPDIR/filler"
+	resize2fs -f "$1" 128M >"$BP_TMPDIR/resize.log" 2>&1 ||
+		bp_fail "resize2fs: $(cat "$BP_TMPDIR/resize.log")"
+	[ "$(stat -c %s "$1")" = 134217728 ] || bp_fail "resize2fs did not grow $1 to 128 MiB"
+}

@@ -9,6 +9,9 @@
 # default.target when the sample has one; the pack is read with dump -J;
 # status names the term.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
+# The hit rate status samples is what is resident (mincore): held against
+# the other cases' drop_caches from the first file written (bp_cache_hold).
+bp_cache_hold
 . "$top_srcdir/tests/ts/setup/tree.sh"
 bp_require_cmd jq fsfreeze
 
@@ -18,17 +21,13 @@ for f in a b c; do
 	head -c 262144 /dev/urandom >"$ROOT/usr/lib/x/$f"
 done
 head -c 100000 /dev/urandom >"$ROOT/usr/lib/y/new"
-# debugfs reads the image: the new inodes in place, not only in the journal
-sync
-fsfreeze -f "$ROOT" && fsfreeze -u "$ROOT"
-img=$BP_TMPDIR/root.img
-sd=$ROOT/var/lib/bootpack
-run=$ROOT/run/bootpack
+# img, sd, run; mktrace: debugfs reads the image with the tree frozen
+. "$top_srcdir/tests/ts/setup/readboot.sh"
 x=/usr/lib/x
 
 bp_expect_exit 0 "$BOOTPACK" setup --root "$ROOT"
 # boot 1 read a, b, c at 1, 2, 3 s; its pack (relayout's, here pack's) automatic
-bash "$top_srcdir/tests/mktrace.sh" "$img" "$sd/trace" $x/a:0:all:1000000000 \
+mktrace "$sd/trace" $x/a:0:all:1000000000 \
 	$x/b:0:all:2000000000 $x/c:0:all:3000000000
 bp_expect_exit 0 "$BOOTPACK" setup --root "$ROOT" --event traced
 mkdir -p "$run"
@@ -40,7 +39,7 @@ bp_grep '^phase=read$' "$sd/loop"
 
 rm -f "$sd/control-boot"	# a control boot is sampled, not read
 # a read boot: a, b, c again, then y/new at 4 s, the last first access
-bash "$top_srcdir/tests/mktrace.sh" "$img" "$BP_TMPDIR/next" $x/a:0:all:1000000000 \
+mktrace "$BP_TMPDIR/next" $x/a:0:all:1000000000 \
 	$x/b:0:all:2000000000 $x/c:0:all:3000000000 /usr/lib/y/new:0:all:4000000000
 
 # packed PACK: the paths it holds, sorted

@@ -65,14 +65,17 @@ for d in / /data /usr /usr/bin; do
 	if [ "$d" = / ] && [ "$b" -lt 65536 ]; then
 		continue
 	fi
-	tr_meta_covers "$BP_TMPDIR/live" "$b" ||
-		bp_fail "directory $d: block at byte $b not in the metadata ranges"
+	# named by owner (tracefile.h): the directory's inode, its logical block 0
+	tr_owned "$BP_TMPDIR/live" dir "$(tr_ino "$img" "$d")" 0 ||
+		bp_fail "directory $d: block at byte $b not named in the trace"
+	! tr_meta_covers "$BP_TMPDIR/live" "$b" ||
+		bp_fail "directory $d: block at byte $b kept as a raw offset"
 done
 
 # 2. --import of the captured text: the same records.
 "$BOOTPACK" trace --import "$BP_TMPDIR/raw" -o "$BP_TMPDIR/imported" --device "$loop"
-grep -E '^[MFR] ' "$BP_TMPDIR/live" >"$BP_TMPDIR/live.rec"
-grep -E '^[MFR] ' "$BP_TMPDIR/imported" >"$BP_TMPDIR/imported.rec"
+grep -E '^[OMFR] ' "$BP_TMPDIR/live" >"$BP_TMPDIR/live.rec"
+grep -E '^[OMFR] ' "$BP_TMPDIR/imported" >"$BP_TMPDIR/imported.rec"
 diff -u "$BP_TMPDIR/live.rec" "$BP_TMPDIR/imported.rec" || bp_fail "--import differs from the live trace"
 bp_grep '^source import$' "$BP_TMPDIR/imported"
 

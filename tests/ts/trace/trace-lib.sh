@@ -59,6 +59,20 @@ tr_meta_covers() {
 	awk -v o="$2" '/^M /{ if (o >= $2 && o < $2 + $3) f = 1 } END { exit !f }' "$1"
 }
 
+# tr_owned TRACE KIND ID INDEX: an O line of TRACE names block INDEX of owner
+# KIND ID (tracefile.h: a directory's inode and logical block, a group's
+# inode-table block, ...).
+tr_owned() {
+	awk -v k="$2" -v id="$3" -v x="$4" \
+		'$1 == "O" && $2 == k && $3 == id && x >= $5 && x < $5 + $6 { f = 1 }
+		 END { exit !f }' "$1"
+}
+
+# tr_ino IMG PATH: the inode number of PATH (debugfs).
+tr_ino() {
+	debugfs -R "stat \"$2\"" "$1" 2>/dev/null | awk '/^Inode:/{print $2; exit}'
+}
+
 # tr_dir_blocks IMG DIR: the physical byte offsets of DIR's blocks.
 tr_dir_blocks() {
 	local bs
