@@ -30,7 +30,7 @@
 #include "fsident.h"
 #include "jsonwrt.h"
 #include "log.h"
-#include "pack-budget.h"
+#include "pack-budget-report.h"
 #include "stream.h"
 #include "strutils.h"
 #include "tracefile.h"
@@ -120,32 +120,36 @@ static size_t stream_prefix(const struct bp_stream *s, uint64_t budget)
 	return i;
 }
 
-static void json_budget(struct bp_json *j, const struct bp_budget_in *in,
-			const struct bp_budget_out *out)
+/* The budget report (pack-budget-report.h) of model m: its rate, the now stream up to it. */
+static void budget_report(const struct bp_disk_model *m, const struct bp_budget_in *in,
+			  const struct bp_budget_out *out, const struct bp_model_result *rp,
+			  int mem_given, struct bp_budget_report *br)
 {
-	bp_json_open_object(j, "budget");
-	bp_json_u64(j, "bytes", out->budget);
-	bp_json_string(j, "bound", bp_budget_bound_name(out->bound));
-	bp_json_u64(j, "traced_bytes", in->traced_bytes);
-	bp_json_u64(j, "mem_total", in->mem_total);
-	bp_json_u64(j, "memory_cap", out->mem_cap);
-	bp_json_u64(j, "rate", out->rate_bps);
-	bp_json_u64(j, "boot_ns", in->boot_ns);
-	if (out->disk_cap == UINT64_MAX)
-		bp_json_null(j, "disk_cap");
-	else
-		bp_json_u64(j, "disk_cap", out->disk_cap);
-	bp_json_close_object(j);
+	*br = (struct bp_budget_report){
+		.budget = out->budget,
+		.automatic = 1,
+		.in = *in,
+		.out = *out,
+		.have_packed = 1,
+		.packed_bytes = rp->bytes,
+		.cut_bytes = in->traced_bytes - rp->bytes,
+		.mem_from = mem_given ? "option" : "default",
+		.mem_said = mem_given ? "given" : "the default",
+		.rate_from = "model",
+		.rate_said = m->name,
+		.model = m->name,
+	};
 }
 
 static int report(const char *trace_path, const struct bp_dev *dev,
 		  const struct bp_disk_model **models, size_t nmodels,
 		  const struct bp_stream *before, const struct bp_stream *now, uint64_t mem,
-		  uint64_t boot_ns, int json)
+		  int mem_given, uint64_t boot_ns, int json)
 {
 	struct bp_model_result rb, rn, rp;
 	struct bp_budget_in bin;
 	struct bp_budget_out bout;
+	struct bp_budget_report br;
 	char a[32], b[32];
 	size_t i, np;
 
@@ -170,9 +174,10 @@ static int report(const char *trace_path, const struct bp_dev *dev,
 			json_result(&j, "traced", &rb, before);
 			json_result(&j, "now", &rn, now);
 			model_budget(models[i], now, mem, boot_ns, &bin, &bout);
-			json_budget(&j, &bin, &bout);
 			np = stream_prefix(now, bout.budget);
 			bp_model_run(models[i], now->ios, np, &rp);
+			budget_report(models[i], &bin, &bout, &rp, mem_given, &br);
+			bp_budget_report_json(&j, "budget", &br);
 			bp_json_open_object(&j, "pack");
 			bp_json_double(&j, "seconds", rp.seconds);
 			bp_json_u64(&j, "bytes", rp.bytes);
@@ -263,6 +268,7 @@ int cmd_bench(int argc, char **argv)
 	ext2_filsys fs = NULL;
 	size_t nmodels = 0, i;
 	uint64_t mem = BP_BUDGET_DEFAULT_MEM;
+	int mem_given = 0;
 	struct bp_dev dev;
 	int c, json = 0, ret;
 
@@ -288,6 +294,7 @@ int cmd_bench(int argc, char **argv)
 			stream_path = optarg;
 			break;
 		case 'M':
+			mem_given = 1;
 			if (bp_parse_size(optarg, &mem) < 0 || !mem) {
 				bp_log_error("bench: --mem '%s': expected a size such as 512M",
 					     optarg);
@@ -323,7 +330,7 @@ int cmd_bench(int argc, char **argv)
 		if (ret)
 			goto out;
 	}
-	ret = report(trace_path, &dev, models, nmodels, &before, &now, mem,
+	ret = report(trace_path, &dev, models, nmodels, &before, &now, mem, mem_given,
 		     bp_pack_budget_boot_ns(t), json);
 out:
 	bp_stream_free(&before);

@@ -18,6 +18,7 @@
 #include "jsonwrt.h"
 #include "log.h"
 #include "loop.h"
+#include "pack-budget-report.h"
 #include "signals.h"
 #include "strutils.h"
 
@@ -73,41 +74,6 @@ static void usage(void)
 	       BP_BUDGET_DEFAULT_RATE / 1000000);
 }
 
-/* The pack's budget: applied, its term and, automatic, the target's inputs. */
-static void json_budget(struct bp_json *j, const struct bp_image_opts *o,
-			const struct bp_image_report *r)
-{
-	const struct bp_image_install *in = &r->inst;
-	const struct bp_budget_out *a = &in->budget_auto;
-
-	bp_json_open_object(j, "budget");
-	bp_json_u64(j, "bytes", in->budget);
-	bp_json_string(j, "bound", bp_budget_bound_name(o->budget.given ? BP_BUDGET_GIVEN :
-							a->bound));
-	bp_json_u64(j, "packed_bytes", in->packed_bytes);
-	bp_json_u64(j, "cut_bytes", in->cut_bytes);
-	if (o->budget.given) {
-		bp_json_close_object(j);
-		return;
-	}
-	bp_json_u64(j, "traced_bytes", in->budget_in.traced_bytes);
-	bp_json_u64(j, "target_mem", in->budget_in.mem_total);
-	bp_json_string(j, "target_mem_from", bp_image_input_name(r->mem_from));
-	bp_json_u64(j, "memory_cap", a->mem_cap);
-	bp_json_u64(j, "target_rate", a->rate_bps);
-	bp_json_string(j, "target_rate_from", bp_image_input_name(r->rate_from));
-	if (o->budget.model)
-		bp_json_string(j, "model", o->budget.model);
-	else
-		bp_json_null(j, "model");
-	bp_json_u64(j, "boot_ns", in->budget_in.boot_ns);
-	if (a->disk_cap == UINT64_MAX)
-		bp_json_null(j, "disk_cap");
-	else
-		bp_json_u64(j, "disk_cap", a->disk_cap);
-	bp_json_close_object(j);
-}
-
 /* The text of where an input came from. */
 static const char *from_text(enum bp_image_input in, const char *model)
 {
@@ -123,35 +89,56 @@ static const char *from_text(enum bp_image_input in, const char *model)
 	}
 }
 
-static void print_budget(const struct bp_image_opts *o, const struct bp_image_report *r)
+/* The pack's budget report (pack-budget-report.h): applied, its term, the target's inputs. */
+static void budget_report(const struct bp_image_opts *o, const struct bp_image_report *r,
+			  struct bp_budget_report *br)
 {
 	const struct bp_image_install *in = &r->inst;
-	const struct bp_budget_out *a = &in->budget_auto;
-	char b1[32], b2[32], b3[32], b4[32];
 
-	if (o->budget.given) {
-		printf("budget: %s, given; %s packed, %s cut\n",
-		       in->budget ? bp_size_human(in->budget, b1, sizeof(b1)) : "none",
-		       bp_size_human(in->packed_bytes, b2, sizeof(b2)),
-		       bp_size_human(in->cut_bytes, b3, sizeof(b3)));
-		return;
+	*br = (struct bp_budget_report){
+		.budget = in->budget,
+		.automatic = !o->budget.given,
+		.in = in->budget_in,
+		.out = in->budget_auto,
+		.have_packed = 1,
+		.packed_bytes = in->packed_bytes,
+		.cut_bytes = in->cut_bytes,
+		.mem_from = bp_image_input_name(r->mem_from),
+		.mem_said = from_text(r->mem_from, NULL),
+		.rate_from = bp_image_input_name(r->rate_from),
+		.rate_said = from_text(r->rate_from, o->budget.model),
+		.model = o->budget.model,
+	};
+}
+
+/*
+ * The budget in image's JSON: the report's fields and, automatic, image's
+ * names of before the one vocabulary, aliases that bootpack-image(8)
+ * documents (doc/formats.md, "The budget report").
+ */
+static void json_budget(struct bp_json *j, const struct bp_image_opts *o,
+			const struct bp_image_report *r)
+{
+	struct bp_budget_report br;
+
+	budget_report(o, r, &br);
+	bp_json_open_object(j, "budget");
+	bp_budget_report_json_fields(j, &br);
+	if (br.automatic) {
+		bp_json_u64(j, "target_mem", br.in.mem_total);
+		bp_json_string(j, "target_mem_from", br.mem_from);
+		bp_json_u64(j, "target_rate", br.out.rate_bps);
+		bp_json_string(j, "target_rate_from", br.rate_from);
 	}
-	printf("budget: %s, auto, bound by %s; %s packed, %s cut\n",
-	       bp_size_human(in->budget, b1, sizeof(b1)), bp_budget_bound_name(a->bound),
-	       bp_size_human(in->packed_bytes, b2, sizeof(b2)),
-	       bp_size_human(in->cut_bytes, b3, sizeof(b3)));
-	printf("  traced %s, memory %s (a quarter of %s, %s), ",
-	       bp_size_human(in->budget_in.traced_bytes, b1, sizeof(b1)),
-	       bp_size_human(a->mem_cap, b2, sizeof(b2)),
-	       bp_size_human(in->budget_in.mem_total, b3, sizeof(b3)),
-	       from_text(r->mem_from, NULL));
-	if (a->disk_cap == UINT64_MAX)
-		printf("disk: no term (the trace has no times)\n");
-	else
-		printf("disk %s (%.1f MB/s, %s, x %.3f s to the last first access)\n",
-		       bp_size_human(a->disk_cap, b4, sizeof(b4)), (double)a->rate_bps / 1e6,
-		       from_text(r->rate_from, o->budget.model),
-		       (double)in->budget_in.boot_ns / 1e9);
+	bp_json_close_object(j);
+}
+
+static void print_budget(const struct bp_image_opts *o, const struct bp_image_report *r)
+{
+	struct bp_budget_report br;
+
+	budget_report(o, r, &br);
+	bp_budget_report_text(stdout, "", &br, 0);
 }
 
 static void print_json(const struct bp_image_opts *o, const struct bp_image_report *r)

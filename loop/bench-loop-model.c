@@ -12,7 +12,7 @@
  * that touch merged: the reader's one pass over the disk) and then the
  * boot's reads outside them, in the boot's order (the misses, consecutive
  * pieces merged); a boot without the reader issues its reads as they come.
- * Each request list is charged on each MODEL with bench/diskmodel.c (QD1,
+ * Each request list is charged on each MODEL with disk/diskmodel.c (QD1,
  * a fresh head, the misses charged where the pack's pass left it). Prints
  * "MODEL MS REQUESTS MISSES PACK_MS" a line: the modelled read time in ms,
  * the requests charged, the misses among them, the time of the pack's pass

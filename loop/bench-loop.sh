@@ -18,7 +18,7 @@
 # program runs every other boot.
 #
 # Each boot's requests are modelled on each disk model with the bench's own
-# code (loop/bench-loop-model, bench/diskmodel.c): a read boot reads the
+# code (loop/bench-loop-model, disk/diskmodel.c): a read boot reads the
 # pack's ranges (one pass) and then its misses; a control or traced boot
 # reads as it comes, on the layout now. The boot's CPU and waits are
 # BOOT_CPU_MS (1500, the same every boot: not modelled); the reader's pass

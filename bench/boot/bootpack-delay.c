@@ -6,7 +6,7 @@
  *          model=hdd-5k160 [scale=4.2] [log=requests.log]
  *
  * Every request (read, write, zero, trim, flush, cache) is charged by the
- * disk model of `bootpack bench` (bench/diskmodel.c) in the order the
+ * disk model of `bootpack bench` (disk/diskmodel.c) in the order the
  * requests arrive, times scale (the guest's CPU slowdown under emulation).
  * The disk serves one request at a time: a request that arrives while the
  * disk is busy waits in the queue. Each reply is held back until the

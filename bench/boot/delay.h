@@ -6,7 +6,7 @@
  * nbdkit and of locking so that the unit tests drive it with their own
  * clock. Requests are admitted in arrival order: each starts when the disk
  * is free (at arrival, or when the previous request completes), is charged
- * by the disk model (bench/diskmodel.c, the same code as `bootpack bench`)
+ * by the disk model (disk/diskmodel.c, the same code as `bootpack bench`)
  * times a scale factor, and occupies the disk until its completion time.
  * The caller sleeps until that time and serialises calls to admit.
  */

@@ -28,7 +28,7 @@ import re
 import statistics
 import sys
 
-SEQ_RATE = {  # bytes/s, outer diameter (bench/diskmodel.c)
+SEQ_RATE = {  # bytes/s, outer diameter (disk/diskmodel.c)
     "eee-flash": 25e6,
     "hdd-5k160": 45e6,
     "sata-ssd": 560e6,
@@ -40,7 +40,7 @@ SEQ_RATE = {  # bytes/s, outer diameter (bench/diskmodel.c)
     "cloud-gp3": 131.072e6,
     "cloud-cold": 131.072e6,
 }
-# The rest of each model (bench/diskmodel.c) that one sequential stream still
+# The rest of each model (disk/diskmodel.c) that one sequential stream still
 # pays: ms per command, bytes per command at most, and for a volume restored
 # from a snapshot the chunk fetched on first touch and its ms.
 STREAM = {  # cmd_ms, max_request, chunk, fetch_ms

@@ -17,6 +17,7 @@
 #include "jsonwrt.h"
 #include "log.h"
 #include "outfile.h"
+#include "pack-budget-report.h"
 #include "pack-build.h"
 #include "strutils.h"
 
@@ -57,53 +58,37 @@ static void usage(void)
 	       "For more details see bootpack-pack(8) and bootpack-pack(5).\n");
 }
 
-/* The automatic budget: its three terms and the one that bound it. */
-static void json_budget_auto(struct bp_json *j, const struct bp_pack_report *r)
+/* The budget report (pack-budget-report.h): what was applied and, automatic, its terms. */
+static void budget_report(const struct bp_pack_report *r, const struct bp_pack_opts *o,
+			  int mem_given, struct bp_budget_report *br)
 {
-	const struct bp_budget_out *a = &r->budget_auto;
-
-	bp_json_open_object(j, "budget_auto");
-	bp_json_string(j, "bound", bp_budget_bound_name(a->bound));
-	bp_json_u64(j, "traced_bytes", r->budget_in.traced_bytes);
-	bp_json_u64(j, "mem_total", r->budget_in.mem_total);
-	bp_json_u64(j, "memory_cap", a->mem_cap);
-	bp_json_u64(j, "rate", a->rate_bps);
-	bp_json_bool(j, "rate_default", a->rate_default);
-	bp_json_u64(j, "boot_ns", r->budget_in.boot_ns);
-	if (a->disk_cap == UINT64_MAX)
-		bp_json_null(j, "disk_cap");
-	else
-		bp_json_u64(j, "disk_cap", a->disk_cap);
-	bp_json_close_object(j);
-}
-
-static void print_budget_auto(const struct bp_pack_report *r, int bytes)
-{
-	const struct bp_budget_out *a = &r->budget_auto;
-	char b1[32], b2[32], b3[32], b4[32];
-
-	printf("  budget auto, bound by %s: traced %s, memory %s (a quarter of %s), ",
-	       bp_budget_bound_name(a->bound),
-	       bp_size_str(r->budget_in.traced_bytes, bytes, b1, sizeof(b1)),
-	       bp_size_str(a->mem_cap, bytes, b2, sizeof(b2)),
-	       bp_size_str(r->budget_in.mem_total, bytes, b3, sizeof(b3)));
-	if (a->disk_cap == UINT64_MAX)
-		printf("disk: no term (the trace has no times)\n");
-	else
-		printf("disk %s (%.1f MB/s%s x %.2f s to the last first access)\n",
-		       bp_size_str(a->disk_cap, bytes, b4, sizeof(b4)), (double)a->rate_bps / 1e6,
-		       a->rate_default ? ", the default: no probe," : "",
-		       (double)r->budget_in.boot_ns / 1e9);
+	*br = (struct bp_budget_report){
+		.budget = r->budget,
+		.automatic = o->budget_auto != NULL,
+		.in = r->budget_in,
+		.out = r->budget_auto,
+		.have_packed = 1,
+		.packed_bytes = r->meta_bytes + r->file_bytes,
+		.cut_bytes = r->cut_bytes,
+		.have_ranges = 1,
+		.cut_ranges = r->cut_ranges,
+		.mem_from = mem_given ? "option" : "machine",
+		.mem_said = mem_given ? "given" : "this machine's",
+		.rate_from = r->budget_auto.rate_default ? "default" : "probe",
+		.rate_said = r->budget_auto.rate_default ? "the default: no probe" : "probed",
+	};
 }
 
 static void print_summary(const char *out, const struct bp_pack_report *r,
-			  const struct bp_pack_opts *o, int json, int bytes)
+			  const struct bp_pack_opts *o, int mem_given, int json, int bytes)
 {
+	struct bp_budget_report br;
 	uint64_t entries = r->nmeta + r->nentries;
 	double per = entries ? (double)r->pack_size / (double)entries : 0;
-	char b1[32], b2[32], b3[32], b4[32];
+	char b1[32], b4[32];
 	int i;
 
+	budget_report(r, o, mem_given, &br);
 	if (json) {
 		struct bp_json j;
 
@@ -115,8 +100,8 @@ static void print_summary(const char *out, const struct bp_pack_report *r,
 		bp_json_u64(&j, "body_raw_size", r->body_raw_size);
 		bp_json_bool(&j, "compressed", r->compressed);
 		bp_json_u64(&j, "budget", r->budget);
-		if (o->budget_auto)
-			json_budget_auto(&j, r);
+		if (o->budget_auto)	/* "budget" is the number, as in dump's JSON */
+			bp_budget_report_json(&j, "budget_auto", &br);
 		else
 			bp_json_null(&j, "budget_auto");
 		bp_json_u64(&j, "meta_ranges", r->nmeta);
@@ -149,11 +134,7 @@ static void print_summary(const char *out, const struct bp_pack_report *r,
 		printf("  traced metadata: %llu blocks moved along with the relayout, "
 		       "%llu old tree blocks left out\n", (unsigned long long)r->meta_moved_blocks,
 		       (unsigned long long)r->meta_stale_blocks);
-	printf("  budget %s, cut %llu ranges (%s)\n",
-	       r->budget ? bp_size_str(r->budget, bytes, b2, sizeof(b2)) : "none",
-	       (unsigned long long)r->cut_ranges, bp_size_str(r->cut_bytes, bytes, b3, sizeof(b3)));
-	if (o->budget_auto)
-		print_budget_auto(r, bytes);
+	bp_budget_report_text(stdout, "  ", &br, bytes);
 	printf("  pack %s%s, %.1f bytes per entry\n", bp_size_str(r->pack_size, bytes, b4, sizeof(b4)),
 	       r->compressed ? " (deflate)" : "", per);
 	printf("  files: %llu traced, %llu changed since the trace", (unsigned long long)r->files_traced,
@@ -347,7 +328,7 @@ int cmd_pack(int argc, char **argv)
 		bp_log_warn("%s: the pack is empty: nothing traced is on %s any more", o.output,
 			    dev.spec);
 	if (json || bp_log_level() > BP_LOG_ERR)	/* -q: errors only */
-		print_summary(o.output, &rep, &o, json, bytes);
+		print_summary(o.output, &rep, &o, mem_given, json, bytes);
 	ret = BP_EX_OK;
 out:
 	if (fs)

@@ -5,7 +5,7 @@
  * The nbdkit filter bootpack-delay charges each request with
  * bp_model_charge() and queues it with bp_delay_admit(); both are driven
  * here with a clock of our own. Every expected value below is worked out
- * from the formulas in bench/diskmodel.c, the arithmetic in the comment.
+ * from the formulas in disk/diskmodel.c, the arithmetic in the comment.
  *
  * hdd-5k160: capacity 160e9 B, 70 000 cylinders -> 2 285 714.2857 B per
  * cylinder; seek t(d) = 1.0 + 18.333 sqrt(x) + 0.667 x ms, x = (d-1)/69 999;

@@ -3,7 +3,7 @@
  * test-diskmodel-today.c --- today's slow disks (issue 24) against hand-computed cases
  *
  * Every expected value is worked out from the parameters in
- * bench/diskmodel.c and the formulas of doc/disk-models.md §3, the
+ * disk/diskmodel.c and the formulas of doc/disk-models.md §3, the
  * arithmetic in the comment; times in ms unless said.
  */
 #include <math.h>

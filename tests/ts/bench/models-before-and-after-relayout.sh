@@ -7,6 +7,7 @@
 # is checked with debugfs (bp_layout_check), not with bench's own figures.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 bp_require_root
+bp_require_cmd jq
 bp_tracefs >/dev/null
 
 img=$(bp_fixture --aged ext4)
@@ -50,7 +51,8 @@ done
 bp_expect_exit 0 "$BOOTPACK" bench --json -m eee-flash --trace "$BP_TMPDIR/boot.trace" "$img"
 bp_grep '"model": "eee-flash"' "$BP_TMPDIR/out"
 bp_grep '"ratio_to_limit": ' "$BP_TMPDIR/out"
-[ "$(grep -c '"model"' "$BP_TMPDIR/out")" -eq 1 ] || bp_fail "-m did not select one model"
+jq -e '[.bench.models[].model] == ["eee-flash"]' "$BP_TMPDIR/out" >/dev/null ||
+	bp_fail "-m did not select one model"
 
 # Usage and refusal.
 bp_expect_exit 2 "$BOOTPACK" bench -m nosuchdisk --trace "$BP_TMPDIR/boot.trace" "$img"

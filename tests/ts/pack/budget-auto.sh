@@ -77,7 +77,7 @@ jq -e '.pack.budget_auto.rate_default == true and .pack.budget_auto.rate == 2500
 # The text summary names the term.
 "$BOOTPACK" pack --meta=trace --trace "$BP_TMPDIR/trace" -o "$BP_TMPDIR/pack" --budget auto \
 	--mem-total 800000 --probe none "$img" >"$BP_TMPDIR/summary"
-bp_grep "budget auto, bound by memory" "$BP_TMPDIR/summary"
+bp_grep "budget: .*, auto, bound by memory" "$BP_TMPDIR/summary"
 "$BOOTPACK" dump "$BP_TMPDIR/pack" >"$BP_TMPDIR/dump"
 bp_grep "auto, bound by memory" "$BP_TMPDIR/dump"
 
