@@ -21,7 +21,9 @@ check_untouched() {
 }
 all='filemap:mm_filemap_add_to_page_cache,filemap:mm_filemap_get_pages,filemap:mm_filemap_map_pages,filemap:mm_filemap_fault'
 
-mk_tree
+# room for the region beside a sanitizer build's bootpack and its libraries
+# copied in (320 MiB needed: 316 free in 400 MiB under ASan)
+TREE_SIZE=512M mk_tree
 cmdline=$ROOT/var/lib/bootpack/cmdline
 
 # --- a tree: the newest kernel config's release
@@ -47,7 +49,7 @@ bin=${bin#"$ROOT"}
 ldd "$ROOT$bin" | grep -oE '/[^ ]+' | while read -r lib; do
 	cp -L --parents "$lib" "$ROOT/"
 done
-mkdir -p "$ROOT/sys" "$ROOT/dev"
+mkdir -p "$ROOT/sys" "$ROOT/dev" "$ROOT/proc"
 FAKE=$BP_TMPDIR/tracefs
 # mk_fake EVENT...: a tracefs directory with these filemap events (6.18's format)
 mk_fake() {
@@ -68,6 +70,7 @@ live() {
 	unshare -m --propagation private bash -c '
 		set -e
 		mount --rbind /sys "$1/sys"; mount --rbind /dev "$1/dev"
+		mount -t proc proc "$1/proc"	# a running system has it (and LeakSanitizer needs it)
 		if [ -n "$4" ]; then mount --bind "$4" "$1/sys/kernel"
 		else mount --bind "$2" "$1/sys/kernel/tracing"; fi
 		shift 4
