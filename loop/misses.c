@@ -120,9 +120,36 @@ static errcode_t add_miss(struct ctx *c, uint64_t start, uint64_t end, enum bp_m
 	return 0;
 }
 
-/* An uncovered piece of metadata: one piece per block, of its kind. */
-static errcode_t add_meta_miss(struct ctx *c, uint64_t start, uint64_t end)
+/* The miss kind of an owner kind (tracefile.h); BP_MK_NR for none. */
+static enum bp_mkind owner_mkind(uint32_t kind)
 {
+	switch (kind) {
+	case BP_OWN_DIR:
+		return BP_MK_DIR;
+	case BP_OWN_TREE:
+		return BP_MK_EXTENT;
+	case BP_OWN_ITABLE:
+		return BP_MK_ITABLE;
+	case BP_OWN_SUPER:
+	case BP_OWN_GDT:
+	case BP_OWN_BBITMAP:
+	case BP_OWN_IBITMAP:
+		return BP_MK_GROUP;
+	case BP_OWN_JOURNAL:
+		return BP_MK_JOURNAL;
+	}
+	return BP_MK_NR;
+}
+
+/*
+ * An uncovered piece of metadata: one piece per block, of its kind. The
+ * owner's kind (bp_trace_meta_now()) decides it: a directory on no traced
+ * path is a directory too; the map of the traced paths names it when it
+ * can, and classifies the blocks with no owner.
+ */
+static errcode_t add_meta_miss(struct ctx *c, uint64_t start, uint64_t end, uint32_t own)
+{
+	enum bp_mkind ok = owner_mkind(own);
 	errcode_t rc = 0;
 
 	while (!rc && start < end) {
@@ -133,14 +160,23 @@ static errcode_t add_meta_miss(struct ctx *c, uint64_t start, uint64_t end)
 
 		if (k == BP_MK_DATA)
 			k = BP_MK_OTHER;	/* file data through the device: not a file's read */
+		if (ok != BP_MK_NR && ok != k) {
+			k = ok;
+			owner = NULL;	/* the map's name is another owner's */
+			len = 0;
+		}
 		rc = add_miss(c, start, next < end ? next : end, k, owner, len);
 		start = next;
 	}
 	return rc;
 }
 
-/* One read of the boot, [start, end) on the device. */
-static errcode_t one_read(struct ctx *c, uint64_t start, uint64_t end, int meta, const char *path)
+/*
+ * One read of the boot, [start, end) on the device: metadata of owner kind
+ * own (meta set) or path's data.
+ */
+static errcode_t one_read(struct ctx *c, uint64_t start, uint64_t end, int meta, uint32_t own,
+			  const char *path)
 {
 	size_t lo = 0, hi = c->ncov;
 	errcode_t rc = 0;
@@ -163,7 +199,7 @@ static errcode_t one_read(struct ctx *c, uint64_t start, uint64_t end, int meta,
 			lo++;
 		} else {
 			to = lo < c->ncov && c->cov[lo].start < end ? c->cov[lo].start : end;
-			rc = meta ? add_meta_miss(c, start, to) :
+			rc = meta ? add_meta_miss(c, start, to, own) :
 				add_miss(c, start, to, BP_MK_DATA, path, strlen(path));
 		}
 		start = to;
@@ -286,8 +322,9 @@ errcode_t bp_misses_compute(ext2_filsys fs, const struct bp_trace *t, const stru
 {
 	struct ctx c = { .m = m, .bs = fs->blocksize, .page = bp_page_size() };
 	struct bp_mkmap *map = NULL;
+	struct bp_trace_meta *now = NULL;
+	size_t i, j, nnow = 0;
 	errcode_t rc;
-	size_t i, j;
 
 	memset(m, 0, sizeof(*m));
 	m->when = time(NULL);
@@ -303,12 +340,20 @@ errcode_t bp_misses_compute(ext2_filsys fs, const struct bp_trace *t, const stru
 		if (rc)
 			goto out;
 	}
-	/* classify only when the boot read metadata: the map walks the traced paths */
-	if (t->nmeta && (rc = bp_mkmap_build(fs, t, &map, err)))
+	/*
+	 * The boot's metadata where it is now (its owners' blocks: a version 2
+	 * trace's O records are in no M line), as the boot read it unless a
+	 * relayout ran since. Classified only when the boot read metadata:
+	 * the map walks the traced paths.
+	 */
+	if ((t->nmeta || t->nowned) && (rc = bp_trace_meta_now(fs, t, &now, &nnow, NULL, err)))
+		goto out_err;
+	if (nnow && (rc = bp_mkmap_build(fs, t, &map, err)))
 		goto out_err;
 	c.map = map;
-	for (i = 0; !rc && i < t->nmeta; i++)
-		rc = one_read(&c, t->meta[i].offset, t->meta[i].offset + t->meta[i].length, 1, NULL);
+	for (i = 0; !rc && i < nnow; i++)
+		rc = one_read(&c, now[i].offset, now[i].offset + now[i].length, 1, now[i].kind,
+			      NULL);
 	for (i = 0; !rc && i < t->nfiles; i++) {
 		const struct bp_trace_file *f = &t->files[i];
 
@@ -317,7 +362,7 @@ errcode_t bp_misses_compute(ext2_filsys fs, const struct bp_trace *t, const stru
 
 			if (r->phys == BP_PHYS_NONE)
 				continue;	/* a hole: nothing read from the disk */
-			rc = one_read(&c, r->phys, r->phys + r->length, 0, f->path);
+			rc = one_read(&c, r->phys, r->phys + r->length, 0, BP_OWN_NONE, f->path);
 		}
 	}
 	if (!rc)
@@ -335,6 +380,7 @@ out:
 		bp_err_set(err, rc, "while counting the boot's misses: %s", strerror((int)rc));
 out_err:
 	bp_mkmap_free(map);
+	free(now);
 	free((void *)c.cov);
 	free(c.miss.v);
 	return rc;
