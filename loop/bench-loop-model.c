@@ -13,8 +13,10 @@
  * boot's reads outside them, in the boot's order (the misses, consecutive
  * pieces merged); a boot without the reader issues its reads as they come.
  * Each request list is charged on each MODEL with bench/diskmodel.c (QD1,
- * a fresh head). Prints "MODEL MS REQUESTS MISSES" a line: the modelled
- * read time in ms, the requests charged, the misses among them.
+ * a fresh head, the misses charged where the pack's pass left it). Prints
+ * "MODEL MS REQUESTS MISSES PACK_MS" a line: the modelled read time in ms,
+ * the requests charged, the misses among them, the time of the pack's pass
+ * (0 without the reader).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -162,8 +164,22 @@ int main(int argc, char **argv)
 				argv[i]);
 			return 2;
 		}
-		bp_model_run(m, ios.v, ios.n, &r);
-		printf("%s %.0f %zu %zu\n", m->name, r.seconds * 1000.0, ios.n, misses);
+		struct bp_model_state st;
+		double pack_s = 0;
+		size_t j;
+
+		bp_model_init(&st, m);
+		for (j = 0; j < ios.n; j++) {
+			bp_model_charge(&st, &ios.v[j], NULL);
+			if (j + 1 == pack.n) {
+				bp_model_totals(&st, &r);
+				pack_s = r.seconds;
+			}
+		}
+		bp_model_totals(&st, &r);
+		bp_model_free(&st);
+		printf("%s %.0f %zu %zu %.0f\n", m->name, r.seconds * 1000.0, ios.n, misses,
+		       pack_s * 1000.0);
 	}
 	free(pack.v);
 	free(boot.v);

@@ -59,18 +59,14 @@ static void say_plan(const struct bp_setup_opts *o, const struct bp_setup_check 
 {
 	char args[1024];
 
-	bp_setup_trace_args(o->buffer_kb, c->events, 1, args, sizeof(args));
+	bp_setup_trace_args(o->buffer_kb, c->events, args, sizeof(args));
 	printf("Root filesystem: %s (%s, UUID=%s), %llu MiB free (%llu MiB needed)\n",
 	       c->devpath, c->fstype, c->uuid, (unsigned long long)(c->free_bytes >> 20),
 	       (unsigned long long)(c->need_bytes >> 20));
 	printf("Tracing: %s\n", c->kernel);
 	if (!(c->events & ~1U))
-		printf("  (page-cache insertions only: readahead nobody used is traced too, %s)\n",
-		       c->reader == BP_READER_AT_INITRAMFS ? "unless the\n"
-		       "  root disk's readahead is off: bootpack=trace has bootpack-read in the\n"
-		       "  initramfs turn it off for the traced boot" : "as\n"
-		       "  bootpack-read.service cannot turn the root disk's readahead off for the\n"
-		       "  traced boot (bootpack=trace): --reader initramfs can");
+		printf("  (page-cache insertions only: what readahead read and nobody used is in\n"
+		       "  the trace too; Linux 6.12 and later have the page-access events)\n");
 	printf("Initramfs: %s\n", c->initramfs_tools ? "initramfs-tools (local-premount script)" :
 	       "dracut (pre-mount hook)");
 	printf("Reader: %s (%s)\n", c->reader == BP_READER_AT_INITRAMFS ?

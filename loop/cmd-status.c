@@ -435,8 +435,7 @@ int cmd_status(int argc, char **argv)
 		       th.accessed ? "page-cache insertions and page accesses "
 		       "(mm_filemap_add_to_page_cache, _get_pages, _map_pages, _fault): what the "
 		       "boot used" : "page-cache insertions only (mm_filemap_add_to_page_cache; "
-		       "no page-access events before Linux 6.12): readahead nobody used is in it "
-		       "unless bootpack=trace turned it off");
+		       "no page-access events before Linux 6.12): readahead nobody used is in it");
 	else
 		printf("Trace:       none yet\n");
 	bp_loop_path(o.root, BP_STATEDIR "/pack", path, sizeof(path));

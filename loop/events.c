@@ -135,7 +135,7 @@ static errcode_t act(const struct bp_setup_opts *o, struct bp_loop_state *st,
 		/* the kernel's events as setup finds them; unknown: all (a kernel skips what it lacks) */
 		if (bp_setup_kernel_events(o, &events, desc, sizeof(desc), &e))
 			events = bp_setup_all_events();
-		bp_setup_trace_args(o->buffer_kb, events, 0, args, sizeof(args));
+		bp_setup_trace_args(o->buffer_kb, events, args, sizeof(args));
 		return bp_setup_next_boot(o, st, args, err);
 	}
 	if (a->mask & BP_ACT_RELAYOUT)

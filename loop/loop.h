@@ -198,12 +198,9 @@ errcode_t bp_setup_undo(const struct bp_setup_opts *o, struct bp_err *err);
 /*
  * The kernel arguments of a traced boot (trace_event=… trace_buf_size=…)
  * with the events of mask events (bit i: bp_tracefs_events[i]; index 0,
- * add_to_page_cache, always); without a page-access event, for the first
- * trace (first), bootpack=trace too (the root disk's readahead off for that
- * boot, bootpack-read(8)); a trace again after an upgrade keeps readahead.
+ * add_to_page_cache, always).
  */
-void bp_setup_trace_args(unsigned int buffer_kb, unsigned int events, int first, char *buf,
-			 size_t len);
+void bp_setup_trace_args(unsigned int buffer_kb, unsigned int events, char *buf, size_t len);
 
 /* Every event bootpack traces with (the mask of bp_tracefs_events). */
 unsigned int bp_setup_all_events(void);

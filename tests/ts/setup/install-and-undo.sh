@@ -46,7 +46,7 @@ bp_grep '^phase=trace$' "$state"
 uuid=$(blkid -p -s UUID -o value "$TREE_DEV")
 bp_grep "^device=UUID=$uuid\$" "$state"
 # boot/config-6.1.0-test: no page-access events (kernel-events.sh has 6.12)
-bp_grep '^trace_event=filemap:mm_filemap_add_to_page_cache trace_buf_size=32768K bootpack=trace$' \
+bp_grep '^trace_event=filemap:mm_filemap_add_to_page_cache trace_buf_size=32768K$' \
 	"$ROOT/var/lib/bootpack/cmdline"
 bp_grep '^GRUB_CMDLINE_LINUX_DEFAULT="\$GRUB_CMDLINE_LINUX_DEFAULT trace_event=filemap:' \
 	"$ROOT/etc/default/grub.d/bootpack.cfg"
