@@ -4,7 +4,8 @@
 # traced file's path and outside the pack (a unit directory systemd lists,
 # a directory a negative lookup searched): status counts every block of
 # them as a directory miss (debugfs the oracle: the directories' blocks),
-# none as "other"; the refreshed pack then holds them where they are.
+# none as "other", and names each by its path; the refreshed pack then
+# holds them where they are.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/functions.sh"
 . "$top_srcdir/tests/ts/setup/tree.sh"
 bp_require_cmd jq fsfreeze
@@ -50,6 +51,10 @@ bp_grep "^misses [0-9]+ requests, $want bytes outside the pack" "$BP_TMPDIR/out"
 bp_grep '^pack rewritten from the merged trace' "$BP_TMPDIR/out"
 bp_expect_exit 0 "$BOOTPACK" status --root "$ROOT"
 bp_grep "^  directory +$want bytes in [1-9][0-9]* requests$" "$BP_TMPDIR/out"
+# named by their paths, though on no traced file's path
+for d in "${dirs[@]}"; do
+	bp_grep "^  missed directory [0-9]+ bytes  $d\$" "$BP_TMPDIR/out"
+done
 bp_expect_exit 0 "$BOOTPACK" status --root "$ROOT" --json
 jq -e --argjson w "$want" '.misses | .bytes == $w and .kinds.directory.bytes == $w and
 	.kinds.directory.requests >= 1 and .kinds.other.bytes == 0 and .kinds.data.bytes == 0' \
