@@ -87,24 +87,35 @@ errcode_t bp_stream_build(const struct bp_trace *t, ext2_filsys fs, struct bp_st
 	struct bp_contig c;
 	struct ext2_inode_large inode;
 	struct bp_ext2_map map = { 0 };
+	struct bp_trace_meta *meta = NULL;
 	int cur_ok = 0;
-	size_t nrefs = 0, i, m = 0;
+	size_t nrefs = 0, i, m = 0, nmeta = 0;
 	errcode_t rc;
 
 	memset(s, 0, sizeof(*s));
+	/* the metadata as traced (M ranges, O records' at=) or where its owners are now */
+	if (fs) {
+		rc = bp_trace_meta_now(fs, t, &meta, &nmeta, NULL, err);
+		if (rc)
+			return rc;
+	} else if ((rc = bp_trace_meta_traced(t, &meta, &nmeta, NULL))) {
+		return bp_err_lib(err, rc, "while listing the traced metadata");
+	}
 	rc = bp_trace_ranges_by_time(t, &refs, &nrefs);
-	if (rc)
+	if (rc) {
+		free(meta);
 		return bp_err_lib(err, rc, "while ordering the trace");
+	}
 
 	for (i = 0; i <= nrefs; i++) {
 		const struct bp_trace_ref *ref = i < nrefs ? &refs[i] : NULL;
 
 		/* Metadata first touched before this range goes first. */
-		while (m < t->nmeta && (!ref || t->meta[m].first_ns <= ref->range->first_ns)) {
-			rc = push(&b, t->meta[m].offset, t->meta[m].length);
+		while (m < nmeta && (!ref || meta[m].first_ns <= ref->range->first_ns)) {
+			rc = push(&b, meta[m].offset, meta[m].length);
 			if (rc)
 				goto fail;
-			s->meta_bytes += t->meta[m].length;
+			s->meta_bytes += meta[m].length;
 			m++;
 		}
 		if (!ref)
@@ -138,10 +149,12 @@ errcode_t bp_stream_build(const struct bp_trace *t, ext2_filsys fs, struct bp_st
 	s->file_bytes -= s->meta_bytes;
 	bp_ext2_map_free(&map);
 	free(refs);
+	free(meta);
 	return 0;
 fail:
 	bp_ext2_map_free(&map);
 	free(refs);
+	free(meta);
 	bp_stream_free(s);
 	return bp_err_lib(err, rc, "while mapping the trace's ranges");
 }

@@ -23,8 +23,10 @@ struct bp_stream {
 /*
  * Build the stream of trace t: metadata ranges and file ranges interleaved
  * by first access. With fs == NULL the physical positions recorded in the
- * trace are used (the layout when it was traced); otherwise every file
- * range is mapped again on fs (the layout now). Holes cost nothing.
+ * trace are used (the layout when it was traced: R's phys, M ranges and the
+ * O records' at=, bp_trace_meta_traced()); otherwise every file range is
+ * mapped again on fs and the metadata is where its owners are now
+ * (bp_trace_meta_now()). Holes cost nothing.
  */
 errcode_t bp_stream_build(const struct bp_trace *t, ext2_filsys fs, struct bp_stream *s,
 			  struct bp_err *err);

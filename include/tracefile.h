@@ -23,7 +23,7 @@
  *   source <command|boot|import|merge>   how it was collected
  *   created <unix-seconds>
  *   events <added> <accessed> <lost>     counts from the tracer (lost > 0: the buffer overflowed)
- *   O <kind> <id> <gen> <index> <count> <first>
+ *   O <kind> <id> <gen> <index> <count> <first> [at=<offset>]
  *                                        metadata blocks named by their owner (below)
  *   M <offset> <length> <first>          metadata range with no owner: physical bytes
  *                                        on the device (partition-table probes, blocks
@@ -52,6 +52,15 @@
  *   bbitmap  a block bitmap: id group, index 0
  *   ibitmap  an inode bitmap: id group, index 0
  *   journal  the internal journal: index logical block of the journal inode
+ *
+ * at=<offset> (optional): the physical byte offset on the device of the
+ * first of the <count> blocks when the traced boot read them (written when
+ * the trace is resolved: the blocks of one O line are then physically
+ * contiguous too), a multiple of the block size, the blocks within 64-bit
+ * bytes. It says where the boot read, not where the owner is: readers
+ * that model the traced boot's reads (the bench's "traced" stream,
+ * bp_trace_meta_traced()) use it; an O line without it was read somewhere
+ * unknown.
  *
  * O lines are sorted by (kind in the order above, id, gen, index) and do
  * not overlap. Version 1 had no O lines (every metadata range an M line);
@@ -111,6 +120,8 @@ struct bp_trace_owned {
 	uint64_t index;		/* first block: logical, ordinal or within the group's run */
 	uint64_t count;		/* blocks */
 	uint64_t first_ns;
+	uint64_t at;		/* has_at: device byte offset of index as traced (at=) */
+	uint32_t has_at;
 };
 
 /* "dir", "tree", ... ("raw" for BP_OWN_NONE, "?" out of range). */
@@ -266,5 +277,15 @@ errcode_t bp_trace_upgrade(ext2_filsys fs, struct bp_trace *t, uint64_t *free_bl
 			   struct bp_err *err);
 errcode_t bp_trace_meta_now(ext2_filsys fs, const struct bp_trace *t, struct bp_trace_meta **ret,
 			    size_t *nret, struct bp_meta_now_stats *st, struct bp_err *err);
+
+/*
+ * bp_trace_meta_traced(): where the traced boot read its metadata, before
+ * any relayout: the M ranges and the O records' at= offsets (no device
+ * needed). Sorted by offset, disjoint (the earliest first access kept),
+ * kind set; *ret malloc'd. *unplaced (may be NULL): blocks of O records
+ * without at=, left out. ENOMEM is the only error.
+ */
+errcode_t bp_trace_meta_traced(const struct bp_trace *t, struct bp_trace_meta **ret,
+			       size_t *nret, uint64_t *unplaced);
 
 #endif /* BP_TRACEFILE_H */

@@ -99,12 +99,20 @@ static errcode_t pack_spans(const struct bp_pack *p, struct vec *cov)
 	return 0;
 }
 
+/* A directory's block run now, with the directory's path (dirnames()). */
+struct dirrun {
+	blk64_t start, count;
+	char *path;
+};
+
 struct ctx {
 	const struct bp_span *cov;
 	size_t ncov;
 	struct vec miss;
 	struct bp_misses *m;
 	const struct bp_mkmap *map;
+	struct vec dirs;	/* struct dirrun, sorted by start */
+	struct vec paths;	/* char *: the dirs' paths, to free */
 	uint32_t bs;
 	uint64_t page;		/* the system's page size */
 };
@@ -120,9 +128,146 @@ static errcode_t add_miss(struct ctx *c, uint64_t start, uint64_t end, enum bp_m
 	return 0;
 }
 
-/* An uncovered piece of metadata: one piece per block, of its kind. */
-static errcode_t add_meta_miss(struct ctx *c, uint64_t start, uint64_t end)
+struct dirwalk {
+	struct vec *v;
+	char *path;
+	errcode_t rc;
+};
+
+static int dir_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt, blk64_t ref_blk,
+		     int ref_offset, void *priv)
 {
+	struct dirwalk *w = priv;
+	struct dirrun *r = w->v->n ? (struct dirrun *)w->v->v + w->v->n - 1 : NULL;
+
+	(void)fs, (void)ref_blk, (void)ref_offset;
+	if (blockcnt < 0)
+		return 0;
+	if (r && r->path == w->path && r->start + r->count == *blocknr) {
+		r->count++;
+		return 0;
+	}
+	r = vec_push(w->v);
+	if (!r) {
+		w->rc = ENOMEM;
+		return BLOCK_ABORT;
+	}
+	*r = (struct dirrun){ *blocknr, 1, w->path };
+	return 0;
+}
+
+static int cmp_dirrun(const void *a, const void *b)
+{
+	const struct dirrun *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * The directories the boot read by owner (O dir records), by path, where
+ * their blocks are now: a directory on no traced file's path is named too.
+ * At most BP_MISSES_DIRS of them; the first run of each owns its path.
+ */
+#define BP_MISSES_DIRS 4096
+static errcode_t dirnames(struct ctx *c, ext2_filsys fs, const struct bp_trace *t)
+{
+	size_t i, ndirs = 0;
+
+	for (i = 0; i < t->nowned && ndirs < BP_MISSES_DIRS; i++) {
+		const struct bp_trace_owned *o = &t->owned[i];
+		struct ext2_inode in;
+		struct dirwalk w = { &c->dirs, NULL, 0 };
+		size_t first = c->dirs.n;
+
+		if (o->kind != BP_OWN_DIR || (i && o[-1].kind == BP_OWN_DIR && o[-1].id == o->id &&
+					      o[-1].gen == o->gen))
+			continue;
+		if (!o->id || o->id > fs->super->s_inodes_count ||
+		    ext2fs_read_inode(fs, o->id, &in) || in.i_generation != o->gen ||
+		    !LINUX_S_ISDIR(in.i_mode) || !in.i_links_count)
+			continue;
+		if (ext2fs_get_pathname(fs, o->id, 0, &w.path) || !w.path)
+			continue;
+		ndirs++;
+		ext2fs_block_iterate3(fs, o->id, BLOCK_FLAG_READ_ONLY | BLOCK_FLAG_DATA_ONLY, NULL,
+				      dir_block, &w);
+		if (c->dirs.n == first) {
+			ext2fs_free_mem(&w.path);
+		} else {
+			char **slot = vec_push(&c->paths);
+
+			if (!slot) {
+				ext2fs_free_mem(&w.path);
+				return ENOMEM;
+			}
+			*slot = w.path;
+		}
+		if (w.rc)
+			return w.rc;
+	}
+	if (c->dirs.n > 1)
+		qsort(c->dirs.v, c->dirs.n, sizeof(struct dirrun), cmp_dirrun);
+	return 0;
+}
+
+/* The path of the directory block b is now, or NULL. */
+static const char *dirname_of(const struct ctx *c, blk64_t b)
+{
+	const struct dirrun *v = c->dirs.v;
+	size_t lo = 0, hi = c->dirs.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].start <= b)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && b - v[lo - 1].start < v[lo - 1].count ? v[lo - 1].path : NULL;
+}
+
+static void dirnames_free(struct ctx *c)
+{
+	char **v = c->paths.v;
+	size_t i;
+
+	for (i = 0; i < c->paths.n; i++)
+		ext2fs_free_mem(&v[i]);
+	free(c->paths.v);
+	free(c->dirs.v);
+}
+
+/* The miss kind of an owner kind (tracefile.h); BP_MK_NR for none. */
+static enum bp_mkind owner_mkind(uint32_t kind)
+{
+	switch (kind) {
+	case BP_OWN_DIR:
+		return BP_MK_DIR;
+	case BP_OWN_TREE:
+		return BP_MK_EXTENT;
+	case BP_OWN_ITABLE:
+		return BP_MK_ITABLE;
+	case BP_OWN_SUPER:
+	case BP_OWN_GDT:
+	case BP_OWN_BBITMAP:
+	case BP_OWN_IBITMAP:
+		return BP_MK_GROUP;
+	case BP_OWN_JOURNAL:
+		return BP_MK_JOURNAL;
+	}
+	return BP_MK_NR;
+}
+
+/*
+ * An uncovered piece of metadata: one piece per block, of its kind. The
+ * owner's kind (bp_trace_meta_now()) decides it: a directory on no traced
+ * path is a directory too; the map of the traced paths names it when it
+ * can, and classifies the blocks with no owner.
+ */
+static errcode_t add_meta_miss(struct ctx *c, uint64_t start, uint64_t end, uint32_t own)
+{
+	enum bp_mkind ok = owner_mkind(own);
 	errcode_t rc = 0;
 
 	while (!rc && start < end) {
@@ -133,14 +278,25 @@ static errcode_t add_meta_miss(struct ctx *c, uint64_t start, uint64_t end)
 
 		if (k == BP_MK_DATA)
 			k = BP_MK_OTHER;	/* file data through the device: not a file's read */
+		if (ok != BP_MK_NR && ok != k) {
+			k = ok;
+			owner = NULL;	/* the map's name is another owner's */
+			len = 0;
+		}
+		if (k == BP_MK_DIR && !owner && (owner = dirname_of(c, b)))
+			len = strlen(owner);
 		rc = add_miss(c, start, next < end ? next : end, k, owner, len);
 		start = next;
 	}
 	return rc;
 }
 
-/* One read of the boot, [start, end) on the device. */
-static errcode_t one_read(struct ctx *c, uint64_t start, uint64_t end, int meta, const char *path)
+/*
+ * One read of the boot, [start, end) on the device: metadata of owner kind
+ * own (meta set) or path's data.
+ */
+static errcode_t one_read(struct ctx *c, uint64_t start, uint64_t end, int meta, uint32_t own,
+			  const char *path)
 {
 	size_t lo = 0, hi = c->ncov;
 	errcode_t rc = 0;
@@ -163,7 +319,7 @@ static errcode_t one_read(struct ctx *c, uint64_t start, uint64_t end, int meta,
 			lo++;
 		} else {
 			to = lo < c->ncov && c->cov[lo].start < end ? c->cov[lo].start : end;
-			rc = meta ? add_meta_miss(c, start, to) :
+			rc = meta ? add_meta_miss(c, start, to, own) :
 				add_miss(c, start, to, BP_MK_DATA, path, strlen(path));
 		}
 		start = to;
@@ -286,14 +442,17 @@ errcode_t bp_misses_compute(ext2_filsys fs, const struct bp_trace *t, const stru
 {
 	struct ctx c = { .m = m, .bs = fs->blocksize, .page = bp_page_size() };
 	struct bp_mkmap *map = NULL;
+	struct bp_trace_meta *now = NULL;
+	size_t i, j, nnow = 0;
 	errcode_t rc;
-	size_t i, j;
 
 	memset(m, 0, sizeof(*m));
 	m->when = time(NULL);
 	m->events = t->hdr.events_added;
 	m->lost = t->hdr.events_lost;
 	c.miss.size = sizeof(struct piece);
+	c.dirs.size = sizeof(struct dirrun);
+	c.paths.size = sizeof(char *);
 	{
 		struct vec cov = { .size = sizeof(struct bp_span) };
 
@@ -303,12 +462,22 @@ errcode_t bp_misses_compute(ext2_filsys fs, const struct bp_trace *t, const stru
 		if (rc)
 			goto out;
 	}
-	/* classify only when the boot read metadata: the map walks the traced paths */
-	if (t->nmeta && (rc = bp_mkmap_build(fs, t, &map, err)))
+	/*
+	 * The boot's metadata where it is now (its owners' blocks: a version 2
+	 * trace's O records are in no M line), as the boot read it unless a
+	 * relayout ran since. Classified only when the boot read metadata:
+	 * the map walks the traced paths.
+	 */
+	if ((t->nmeta || t->nowned) && (rc = bp_trace_meta_now(fs, t, &now, &nnow, NULL, err)))
+		goto out_err;
+	if (nnow && (rc = bp_mkmap_build(fs, t, &map, err)))
 		goto out_err;
 	c.map = map;
-	for (i = 0; !rc && i < t->nmeta; i++)
-		rc = one_read(&c, t->meta[i].offset, t->meta[i].offset + t->meta[i].length, 1, NULL);
+	if (nnow && (rc = dirnames(&c, fs, t)))
+		goto out;
+	for (i = 0; !rc && i < nnow; i++)
+		rc = one_read(&c, now[i].offset, now[i].offset + now[i].length, 1, now[i].kind,
+			      NULL);
 	for (i = 0; !rc && i < t->nfiles; i++) {
 		const struct bp_trace_file *f = &t->files[i];
 
@@ -317,7 +486,7 @@ errcode_t bp_misses_compute(ext2_filsys fs, const struct bp_trace *t, const stru
 
 			if (r->phys == BP_PHYS_NONE)
 				continue;	/* a hole: nothing read from the disk */
-			rc = one_read(&c, r->phys, r->phys + r->length, 0, f->path);
+			rc = one_read(&c, r->phys, r->phys + r->length, 0, BP_OWN_NONE, f->path);
 		}
 	}
 	if (!rc)
@@ -335,6 +504,8 @@ out:
 		bp_err_set(err, rc, "while counting the boot's misses: %s", strerror((int)rc));
 out_err:
 	bp_mkmap_free(map);
+	dirnames_free(&c);
+	free(now);
 	free((void *)c.cov);
 	free(c.miss.v);
 	return rc;

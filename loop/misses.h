@@ -54,7 +54,8 @@ struct bp_misses {
 };
 
 /*
- * Compare the boot's reads t with pack p on fs (t resolved against fs).
+ * Compare the boot's reads t with pack p on fs (t of fs: its metadata where
+ * bp_trace_meta_now() finds it on fs, kinds from the owners).
  * The recorder leaves out bootpack-read's own reads: resident, the packed
  * bytes in the page cache at the end of the boot, stands for them (the
  * hits are the larger of it and the packed bytes t holds).

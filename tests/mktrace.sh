@@ -1,13 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# mktrace.sh --- write a bootpack trace (include/tracefile.h, version 1) for files of an image
+# mktrace.sh --- write a bootpack trace (include/tracefile.h, version 1 or 2) for files of an image
 #
-# Usage: mktrace.sh IMAGE OUT.trace [-m OFF:LEN:NS]... PATH[:OFF:LEN[:NS][,OFF:LEN[:NS]...]]...
+# Usage: mktrace.sh IMAGE OUT.trace [-m OFF:LEN:NS | -d DIR:NS]... PATH[:OFF:LEN[:NS][,...]]...
 #
 # Without ranges a path is traced whole; LEN "all" means to the end of the
 # file; without NS, ranges are first read 1 ms apart in command-line order,
-# as a boot would read them. -m adds a metadata range (physical bytes).
+# as a boot would read them. -m adds a metadata range (physical bytes); -d
+# an O record of all of directory DIR's blocks (inode and generation from
+# debugfs), which makes the trace version 2 (version 1 without -d).
 # Inode, generation, size and mtime come from debugfs, the physical hint
 # from debugfs bmap. As the format wants, a file with nothing to read gets
 # no F line and a path's '%' and spaces are escaped (two names of one
@@ -26,11 +28,24 @@ bs=$(dumpe2fs -h "$img" 2>/dev/null | sed -n 's/^Block size: *//p')
 [ -n "$uuid" ] && [ -n "$bs" ] || die "$img: not an ext2/3/4 image"
 
 body=$(mktemp)
-trap 'rm -f "$body"' EXIT
-records=0 auto_ns=0
-while [ "${1:-}" = -m ]; do
-	IFS=: read -r off len ns <<<"$2"
-	echo "M $off $len $ns" >>"$body"
+olines=$(mktemp)
+trap 'rm -f "$body" "$olines"' EXIT
+records=0 auto_ns=0 version=1
+while [ "${1:-}" = -m ] || [ "${1:-}" = -d ]; do
+	if [ "$1" = -m ]; then
+		IFS=: read -r off len ns <<<"$2"
+		echo "M $off $len $ns" >>"$body"
+	else
+		IFS=: read -r path ns <<<"$2"
+		stat=$(debugfs -R "stat \"$path\"" "$img" 2>/dev/null) ||
+			die "$img: $path: debugfs stat failed"
+		ino=$(sed -n 's/^Inode: \([0-9]*\) .*Type: directory.*/\1/p' <<<"$stat")
+		[ -n "$ino" ] || die "$img: $path: not a directory"
+		gen=$(sed -n 's/^Generation: \([0-9]*\) .*/\1/p' <<<"$stat")
+		size=$(sed -n 's/.*Size: \([0-9]*\)$/\1/p' <<<"$stat" | head -n1)
+		echo "O dir $ino $gen 0 $(((size + bs - 1) / bs)) $ns" >>"$olines"
+		version=2
+	fi
 	records=$((records + 1))
 	shift 2
 done
@@ -66,7 +81,7 @@ for spec in "$@"; do
 done
 
 {
-	echo "bootpack-trace 1"
+	echo "bootpack-trace $version"
 	echo "uuid $uuid"
 	echo "block-size $bs"
 	echo "device $(basename "$img")"
@@ -75,6 +90,7 @@ done
 	echo "source import"
 	echo "created 1700000000"
 	echo "events $records $records 0"
+	sort -k3,3n "$olines"	# O lines sorted by inode (one kind: dir)
 	cat "$body"
 	echo "end $records"
 } >"$out"

@@ -247,26 +247,51 @@ static int cmp_owned(const void *a, const void *b)
 	return x->first_ns < y->first_ns ? -1 : x->first_ns > y->first_ns;
 }
 
-/* Sort; join what overlaps or touches (one owner), the earliest first access kept. */
+/* Does o, starting where p ends, continue p on the device as traced (at=)? */
+static int at_follows(const struct bp_trace_owned *p, const struct bp_trace_owned *o,
+		      uint64_t bs)
+{
+	if (!p->has_at && !o->has_at)
+		return 1;
+	return p->has_at && o->has_at && bs && p->at + p->count * bs == o->at;
+}
+
+/*
+ * Sort; join what overlaps or touches (one owner), the earliest first
+ * access kept. Records that touch join only when their at= offsets are
+ * contiguous too (or neither has one): one O line, one run as traced. Of
+ * an overlap, p keeps its blocks (and at=), o's blocks past p go on.
+ */
 static void merge_owned(struct bp_trace *t)
 {
+	uint64_t bs = t->hdr.block_size;
 	size_t i, n = 0;
 
 	if (!t->nowned)
 		return;
 	qsort(t->owned, t->nowned, sizeof(*t->owned), cmp_owned);
 	for (i = 1; i < t->nowned; i++) {
-		struct bp_trace_owned *p = &t->owned[n], *o = &t->owned[i];
+		struct bp_trace_owned *p = &t->owned[n], o = t->owned[i];
+		uint64_t pend = p->index + p->count;
 
-		if (o->kind == p->kind && o->id == p->id && o->gen == p->gen &&
-		    o->index <= p->index + p->count) {
-			if (o->index + o->count > p->index + p->count)
-				p->count = o->index + o->count - p->index;
-			if (o->first_ns < p->first_ns)
-				p->first_ns = o->first_ns;
+		if (o.kind == p->kind && o.id == p->id && o.gen == p->gen && o.index < pend) {
+			if (o.first_ns < p->first_ns)
+				p->first_ns = o.first_ns;
+			if (o.index + o.count <= pend)
+				continue;
+			if (o.has_at && bs)
+				o.at += (pend - o.index) * bs;
+			o.count -= pend - o.index;
+			o.index = pend;
+		}
+		if (o.kind == p->kind && o.id == p->id && o.gen == p->gen && o.index == pend &&
+		    at_follows(p, &o, bs)) {
+			p->count += o.count;
+			if (o.first_ns < p->first_ns)
+				p->first_ns = o.first_ns;
 			continue;
 		}
-		t->owned[++n] = *o;
+		t->owned[++n] = o;
 	}
 	t->nowned = n + 1;
 }
@@ -328,5 +353,69 @@ errcode_t bp_trace_normalize(struct bp_trace *t)
 		qsort(t->files, t->nfiles, sizeof(*t->files), cmp_file);
 	merge_meta(t);
 	merge_owned(t);
+	return 0;
+}
+
+/* By offset, then first access (the earliest of a block kept by the merge). */
+static int cmp_meta_time(const void *a, const void *b)
+{
+	const struct bp_trace_meta *x = a, *y = b;
+
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return x->first_ns < y->first_ns ? -1 : x->first_ns > y->first_ns;
+}
+
+errcode_t bp_trace_meta_traced(const struct bp_trace *t, struct bp_trace_meta **ret,
+			       size_t *nret, uint64_t *unplaced)
+{
+	uint64_t bs = t->hdr.block_size;
+	struct bp_trace_meta *v = NULL;
+	size_t n = 0, cap = 0, i, k;
+
+	*ret = NULL;
+	*nret = 0;
+	if (unplaced)
+		*unplaced = 0;
+	for (i = 0; i < t->nmeta + t->nowned; i++) {
+		struct bp_trace_meta m;
+
+		if (i < t->nmeta) {
+			m = t->meta[i];
+			if (!m.length || m.kind != BP_OWN_NONE)
+				continue;	/* a copy of an O record's blocks: at= has them */
+		} else {
+			const struct bp_trace_owned *o = &t->owned[i - t->nmeta];
+
+			/* the parser bounds at= + count blocks; a built trace is the resolver's */
+			if (!o->has_at || !bs || o->count > (UINT64_MAX - o->at) / bs) {
+				if (unplaced)
+					*unplaced += o->count;
+				continue;
+			}
+			m = (struct bp_trace_meta){ o->at, o->count * bs, o->first_ns, o->kind };
+		}
+		if (bp_array_reserve((void **)&v, &cap, n, sizeof(*v), 64)) {
+			free(v);
+			return ENOMEM;
+		}
+		v[n++] = m;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_meta_time);
+	for (i = 0, k = 0; i < n; i++) {
+		struct bp_trace_meta *p = k ? &v[k - 1] : NULL;
+
+		if (p && v[i].offset < p->offset + p->length) {
+			uint64_t end = v[i].offset + v[i].length;
+
+			if (end > p->offset + p->length)
+				p->length = end - p->offset;
+			continue;
+		}
+		v[k++] = v[i];
+	}
+	*ret = v;
+	*nret = k;
 	return 0;
 }

@@ -264,6 +264,8 @@ errcode_t bp_trace_owners_resolve(ext2_filsys fs, struct bp_trace *t, uint64_t *
 				own.index += b - o->pblk;
 				own.count = 1;
 				own.first_ns = r->first_ns;
+				own.at = b * bs;	/* where the boot read it */
+				own.has_at = 1;
 				rc = bp_trace_add_owned(t, &own);
 			}
 			/* the range as read, split where the owner's kind changes */

@@ -167,6 +167,48 @@ out:
 #define HDR2 "bootpack-trace 2\nuuid 0123abcd-0000-4000-8000-00000000000a\nblock-size 4096\n"
 
 /*
+ * at=: records that touch join only when contiguous as traced too; the
+ * offset round-trips; bp_trace_meta_traced() places them where they were
+ * read (records without at= left out, counted), beside the M ranges.
+ */
+static void test_owned_at(const char *path)
+{
+	struct bp_trace_owned a = { BP_OWN_DIR, 12, 7, 0, 1, 50, 40960, 1 };
+	struct bp_trace_owned b = { BP_OWN_DIR, 12, 7, 1, 1, 60, 45056, 1 };	/* contiguous */
+	struct bp_trace_owned c = { BP_OWN_DIR, 12, 7, 2, 1, 70, 8192, 1 };	/* elsewhere */
+	struct bp_trace_owned d = { BP_OWN_ITABLE, 0, 0, 0, 3, 5, 0, 0 };	/* no at= */
+	struct bp_trace *t = bp_trace_new(), *u = NULL;
+	struct bp_trace_meta *m = NULL;
+	struct bp_err err = { 0 };
+	uint64_t unplaced = 0;
+	size_t n = 0;
+
+	memcpy(t->hdr.uuid, "0123abcd-0000-4000-8000-00000000000a", 37);
+	t->hdr.block_size = 4096;
+	CHECK(bp_trace_add_owned(t, &c) == 0 && bp_trace_add_owned(t, &a) == 0 &&
+	      bp_trace_add_owned(t, &b) == 0 && bp_trace_add_owned(t, &d) == 0);
+	bp_trace_add_meta(t, 1ULL << 20, 4096, 1);
+	CHECK(bp_trace_normalize(t) == 0);
+	CHECK(t->nowned == 3 && t->owned[0].count == 2 && t->owned[0].at == 40960 &&
+	      t->owned[1].index == 2 && t->owned[1].at == 8192 && !t->owned[2].has_at);
+	CHECK(bp_trace_save(t, path, &err) == 0 && bp_trace_load(path, &u, &err) == 0);
+	if (u) {
+		CHECK(u->nowned == 3 && u->owned[0].has_at && u->owned[0].at == 40960 &&
+		      u->owned[0].count == 2 && u->owned[1].at == 8192 && !u->owned[2].has_at);
+		CHECK(bp_trace_meta_traced(u, &m, &n, &unplaced) == 0);
+		CHECK(n == 3 && unplaced == 3);
+		if (n == 3)
+			CHECK(m[0].offset == 8192 && m[0].length == 4096 && m[0].first_ns == 70 &&
+			      m[1].offset == 40960 && m[1].length == 8192 && m[1].first_ns == 50 &&
+			      m[1].kind == BP_OWN_DIR && m[2].offset == 1ULL << 20 &&
+			      m[2].kind == BP_OWN_NONE);
+		free(m);
+	}
+	bp_trace_free(u);
+	bp_trace_free(t);
+}
+
+/*
  * Version 2: O records (metadata by owner) round-trip, are merged when they
  * touch, and every field is checked on load; a version 1 trace loads (no O
  * line allowed) and is written back as version 1 until it gains one.
@@ -260,6 +302,23 @@ static void test_owned(const char *path)
 	      BP_ET_TRACE_CORRUPT && strstr(err.msg, ":5: owner ranges not sorted"));
 	CHECK(load_text(HDR2 "O dir 12 0 0 1 0\nO dir 12 0 1 1 0\nO itable 0 0 0 1 0\n"
 			"M 0 1 0\nend 4\n", &err) == 0);
+	/* at=: optional, block aligned, bounded; hostile ones refused */
+	CHECK(load_text(HDR2 "O dir 12 0 0 2 0 at=8192\nend 1\n", &err) == 0);
+	CHECK(load_text(HDR2 "O dir 12 0 0 2 0 at=8193\nend 1\n", &err) ==
+	      BP_ET_TRACE_CORRUPT && strstr(err.msg, ":4: at= offset"));
+	CHECK(load_text(HDR2 "O dir 12 0 0 2 0 at=18446744073709547520\nend 1\n", &err) ==
+	      BP_ET_TRACE_CORRUPT && strstr(err.msg, "past 64-bit"));
+	CHECK(load_text(HDR2 "O dir 12 0 0 4294967295 0 at=18446744069414584320\nend 1\n",
+			&err) == BP_ET_TRACE_CORRUPT && strstr(err.msg, "past 64-bit"));
+	CHECK(load_text(HDR2 "O dir 12 0 0 1 0 at=\nend 1\n", &err) == BP_ET_TRACE_CORRUPT &&
+	      strstr(err.msg, "bad at="));
+	CHECK(load_text(HDR2 "O dir 12 0 0 1 0 8192\nend 1\n", &err) == BP_ET_TRACE_CORRUPT &&
+	      strstr(err.msg, "bad at="));
+	CHECK(load_text(HDR2 "O dir 12 0 0 1 0 at=-4096\nend 1\n", &err) ==
+	      BP_ET_TRACE_CORRUPT && strstr(err.msg, "bad at="));
+	CHECK(load_text(HDR2 "O dir 12 0 0 1 0 at=4096 x\nend 1\n", &err) ==
+	      BP_ET_TRACE_CORRUPT && strstr(err.msg, ":4: "));
+	test_owned_at(path);
 	CHECK(load_text(HDR2 "O dir 12 0 01 1 0\nend 1\n", &err) == BP_ET_TRACE_CORRUPT);
 }
 

@@ -270,8 +270,9 @@ static errcode_t parse_record(struct loader *l, struct bp_trace *t)
 
 		if (l->version < 2)
 			return corrupt(l, "O line in a version 1 trace");
-		if (l->nfields != 7)
-			return corrupt(l, "O line needs 6 fields: kind id gen index count first");
+		if (l->nfields != 7 && l->nfields != 8)
+			return corrupt(l, "O line needs 6 fields: kind id gen index count first "
+				       "(and at=offset)");
 		for (kind = 1; kind < BP_OWN_NR; kind++)
 			if (strcmp(f[1], bp_own_kind_name(kind)) == 0)
 				break;
@@ -286,6 +287,16 @@ static errcode_t parse_record(struct loader *l, struct bp_trace *t)
 			return corrupt(l, "empty, too long or overflowing owner range");
 		if ((kind == BP_OWN_DIR || kind == BP_OWN_TREE) && id == 0)
 			return corrupt(l, "O line of a directory or tree names inode 0");
+		if (l->nfields == 8) {
+			uint64_t bs = t->hdr.block_size;
+
+			if (strncmp(f[7], "at=", 3) || num(f[7] + 3, &d) < 0)
+				return corrupt(l, "bad at= offset in O line");
+			/* whole blocks, all of them within 64-bit bytes */
+			if (!bs || d % bs || b > (UINT64_MAX - d) / bs)
+				return corrupt(l, "at= offset of an O line not block aligned or "
+					       "its blocks past 64-bit bytes");
+		}
 		if (t->nowned) {
 			p = &t->owned[t->nowned - 1];
 			e = p->index + p->count;
@@ -297,7 +308,8 @@ static errcode_t parse_record(struct loader *l, struct bp_trace *t)
 				      16))
 			return bp_err_set(l->err, ENOMEM, "out of memory");
 		o = &t->owned[t->nowned++];
-		*o = (struct bp_trace_owned){ kind, (uint32_t)id, (uint32_t)gen, a, b, c };
+		*o = (struct bp_trace_owned){ kind, (uint32_t)id, (uint32_t)gen, a, b, c,
+					      l->nfields == 8 ? d : 0, l->nfields == 8 };
 	} else if (strcmp(f[0], "M") == 0) {
 		struct bp_trace_meta *m;
 

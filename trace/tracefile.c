@@ -115,8 +115,11 @@ static int write_trace(FILE *fp, const struct bp_trace *t)
 	for (i = 0; i < t->nowned; i++) {
 		const struct bp_trace_owned *o = &t->owned[i];
 
-		fprintf(fp, "O %s %" PRIu32 " %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+		fprintf(fp, "O %s %" PRIu32 " %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRIu64,
 			bp_own_kind_name(o->kind), o->id, o->gen, o->index, o->count, o->first_ns);
+		if (o->has_at)
+			fprintf(fp, " at=%" PRIu64, o->at);
+		fputc('\n', fp);
 	}
 	for (i = 0; i < t->nmeta; i++)
 		if (t->meta[i].kind == BP_OWN_NONE)

@@ -480,17 +480,26 @@ errcode_t bp_strategy_build(enum bp_strategy k, const struct bp_strategy_in *in,
 {
 	errcode_t rc = EINVAL;
 	uint64_t bs = in->t->hdr.block_size;
+	/*
+	 * The traced boot's metadata where it read it (M ranges and the O
+	 * records' at=): the strategies model that boot, before any relayout.
+	 * A shallow copy of the trace with them as its meta.
+	 */
+	struct bp_trace tt = *in->t;
 
 	memset(s, 0, sizeof(*s));
+	if (k != BP_STRATEGY_BOOTPACK && (rc = bp_trace_meta_traced(in->t, &tt.meta, &tt.nmeta,
+								    NULL)))
+		return bp_err_lib(err, rc, "while listing the traced metadata");
 	switch (k) {
 	case BP_STRATEGY_STOCK:
-		rc = build_stock(in->t, s, err);
+		rc = build_stock(&tt, s, err);
 		break;
 	case BP_STRATEGY_SREADAHEAD:
-		rc = build_sreadahead(in->t, s, err);
+		rc = build_sreadahead(&tt, s, err);
 		break;
 	case BP_STRATEGY_UREADAHEAD:
-		rc = build_ureadahead(in->t, in->fs, s, err);
+		rc = build_ureadahead(&tt, in->fs, s, err);
 		break;
 	case BP_STRATEGY_BOOTPACK:
 		rc = build_bootpack(in->pack, s, err);
@@ -499,6 +508,8 @@ errcode_t bp_strategy_build(enum bp_strategy k, const struct bp_strategy_in *in,
 		rc = bp_err_set(err, EINVAL, "no strategy %d", (int)k);
 		break;
 	}
+	if (k != BP_STRATEGY_BOOTPACK)
+		free(tt.meta);
 	if (rc) {
 		bp_stream_free(s);
 		return rc;

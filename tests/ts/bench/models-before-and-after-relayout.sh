@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # bench on a real trace of an aged image: before relayout the traced and the
-# current layout cost the same; after relayout the current layout has fewer
+# current layout cost the same (the traced stream's metadata at the O
+# records' at=, the current one's where the owners are now); after relayout the current layout has fewer
 # discontiguities, is faster on the hard disk model, and never beats the
 # physical limit. That the traced ranges are then one run in the order read
 # is checked with debugfs (bp_layout_check), not with bench's own figures.
@@ -20,10 +21,16 @@ row() {
 	awk -v m="$1" -v l="$2" -v c="$3" '$1 == m && $2 == l { print $c }' "$BP_TMPDIR/out"
 }
 
+# the traced metadata by owner, each O record with where the boot read it
+grep -q '^O ' "$BP_TMPDIR/boot.trace" || bp_fail "no O record in the trace"
+! grep '^O ' "$BP_TMPDIR/boot.trace" | grep -qv ' at=[0-9]*$' || bp_fail "an O record without at="
 bp_expect_exit 0 "$BOOTPACK" bench --trace "$BP_TMPDIR/boot.trace" "$img"
+# the same stream: time, requests and discontiguities (at= and the owners now agree)
 for model in eee-flash hdd-5k160 sata-ssd; do
-	[ "$(row $model traced 3)" = "$(row $model now 3)" ] ||
-		bp_fail "$model: traced and current layout differ before relayout"
+	for c in 3 9 10; do
+		[ "$(row $model traced $c)" = "$(row $model now $c)" ] ||
+			bp_fail "$model: traced and current layout differ before relayout (column $c)"
+	done
 done
 before_hdd=$(row hdd-5k160 now 3)
 before_disc=$(row hdd-5k160 now 10)

@@ -31,7 +31,7 @@ tr_ranges_merged "$BP_TMPDIR/old" | diff -u "$BP_TMPDIR/want" - || bp_fail "old 
 # dumpe2fs says the table starts.
 itab=$(dumpe2fs "$img" 2>/dev/null | sed -n 's/^  Inode table at \([0-9]*\)-.*/\1/p' | head -n1)
 [ -n "$itab" ] || bp_fail "dumpe2fs: no inode table"
-[ "$(grep -E '^[OM] ' "$BP_TMPDIR/old")" = "O itable 0 0 $((256 - itab)) 2 0" ] ||
+[ "$(grep -E '^[OM] ' "$BP_TMPDIR/old")" = "O itable 0 0 $((256 - itab)) 2 0 at=1048576" ] ||
 	bp_fail "old layout: metadata"
 bp_grep '^bootpack-trace 2$' "$BP_TMPDIR/old"
 bp_grep '^F [0-9]+ [0-9]+ 1480 1700000000 /etc/passwd$' "$BP_TMPDIR/old"
@@ -58,7 +58,7 @@ tr_ranges_merged "$BP_TMPDIR/new" | diff -u "$BP_TMPDIR/want" - || bp_fail "new 
 # Bytes 8192+8192 (blocks 2-3): group 0's descriptor run (descriptors,
 # then the reserved GDT blocks), which dumpe2fs says starts at block 1.
 gdt=$(dumpe2fs "$img" 2>/dev/null | sed -n 's/.*Group descriptors at \([0-9]*\)-.*/\1/p' | head -n1)
-[ "$(grep -E '^[OM] ' "$BP_TMPDIR/new")" = "O gdt 0 0 $((2 - gdt)) 2 0" ] ||
+[ "$(grep -E '^[OM] ' "$BP_TMPDIR/new")" = "O gdt 0 0 $((2 - gdt)) 2 0 at=8192" ] ||
 	bp_fail "new layout: metadata"
 bp_grep '^events 7 5 3$' "$BP_TMPDIR/new"
 awk '/^F /{p=$6} /^R /{print p, $4}' "$BP_TMPDIR/new" | sort -u >"$BP_TMPDIR/times"
