@@ -198,6 +198,17 @@ bp_nobody_bootpack() {
 	setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$_bp_bin/bootpack" ||
 		bp_skip "nobody cannot reach $BP_TMPDIR (TMPDIR=${TMPDIR:-/tmp}): set TMPDIR to" \
 			"a directory every user can enter"
+	# a sanitizer build reads LSAN_OPTIONS' suppressions file as nobody too
+	local _bp_supp=${LSAN_OPTIONS:-}
+	case $_bp_supp in
+	*suppressions=*)
+		_bp_supp=${_bp_supp#*suppressions=}
+		_bp_supp=${_bp_supp%%:*}
+		if [ -f "$_bp_supp" ]; then
+			install -m 0644 "$_bp_supp" "$_bp_bin/lsan.supp"
+			export LSAN_OPTIONS=${LSAN_OPTIONS//"$_bp_supp"/"$_bp_bin/lsan.supp"}
+		fi ;;
+	esac
 	printf -v "$1" '%s' "$_bp_bin/bootpack"
 }
 
