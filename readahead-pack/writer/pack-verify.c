@@ -249,6 +249,16 @@ static errcode_t one_block(struct cover_ctx *x, uint32_t kind, uint64_t blk, con
 	return 0;
 }
 
+/* One range of the pack, in reading order: counted, and kept as a span and a block run. */
+static size_t add_range(struct cover_ctx *x, struct pspan *s, size_t k, struct bp_contig *rd,
+			uint64_t bs, uint64_t phys, uint64_t len)
+{
+	bp_contig_add(rd, phys, len);
+	s[k] = (struct pspan){ phys, len };
+	x->runs[k] = (struct brun){ phys / bs, (phys + len - 1) / bs };
+	return k + 1;
+}
+
 /* The pack's ranges as merged block runs; the reading order's and the minimum's counts. */
 static errcode_t pack_runs(const struct bp_pack *p, uint64_t bs, struct cover_ctx *x)
 {
@@ -270,19 +280,13 @@ static errcode_t pack_runs(const struct bp_pack *p, uint64_t bs, struct cover_ct
 	/* bootpack-read: the metadata by offset, then the entries by offset */
 	for (i = 0; i < in->nmeta; i++) {
 		bp_pack_meta(p, (uint32_t)i, &m);
-		if (!m.length)
-			continue;
-		bp_contig_add(&rd, m.offset, m.length);
-		s[k] = (struct pspan){ m.offset, m.length };
-		x->runs[k++] = (struct brun){ m.offset / bs, (m.offset + m.length - 1) / bs };
+		if (m.length)
+			k = add_range(x, s, k, &rd, bs, m.offset, m.length);
 	}
 	for (i = 0; i < in->nentries; i++) {
 		bp_pack_entry(p, (uint32_t)i, &e);
-		if (!e.length)
-			continue;
-		bp_contig_add(&rd, e.phys, e.length);
-		s[k] = (struct pspan){ e.phys, e.length };
-		x->runs[k++] = (struct brun){ e.phys / bs, (e.phys + e.length - 1) / bs };
+		if (e.length)
+			k = add_range(x, s, k, &rd, bs, e.phys, e.length);
 	}
 	if (k)
 		qsort(s, k, sizeof(*s), cmp_pspan);
